@@ -1,0 +1,46 @@
+/*===- ccc.h - ccc checkpoint/restart: the application API ---------------===*\
+ *
+ * Include this header, call ccc_checkpoint() where a checkpoint may be taken
+ * (typically once per time step), and build with the ccc pass
+ * (-fpass-plugin=libccc.so, or the ckpt-cc wrapper). Configuration is by
+ * environment variables; see docs/configuration.md or `ckpt config`.
+ *
+\*===----------------------------------------------------------------------===*/
+#ifndef CCC_H
+#define CCC_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Values returned by ccc_checkpoint() and ccc_checkpoint_force(). */
+enum {
+  CCC_NONE = 0,      /* no checkpoint was taken at this call */
+  CCC_TAKEN = 1,     /* a checkpoint was taken; execution simply continues */
+  CCC_RESTARTED = 2  /* the process was restarted from this checkpoint */
+};
+
+/*! ccc_checkpoint() :
+ *  A checkpoint site. Takes a checkpoint if one is pending: the CCC_INTERVAL
+ *  timer expired, SIGUSR1 was received, or (MPI) another rank started one.
+ *  Otherwise costs about one load and one branch (the pass inlines that test).
+ *  @return CCC_NONE, CCC_TAKEN, or CCC_RESTARTED when execution resumes here
+ *  after a restart. */
+int ccc_checkpoint(void);
+
+/*! ccc_checkpoint_force() :
+ *  A checkpoint site that always takes a checkpoint.
+ *  @return CCC_TAKEN, or CCC_RESTARTED when execution resumes here. */
+int ccc_checkpoint_force(void);
+
+/*! ccc_restarted() :
+ *  @return 1 if this process was restarted from an image, else 0. */
+int ccc_restarted(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CCC_H */

@@ -1,0 +1,71 @@
+/*===- ccc/abi.h - Layouts shared by the ccc pass and runtime --------------===*\
+ *
+ * The ONE place where the pass (pass/) and the runtime (rt/) agree on names
+ * and table layouts. The pass emits IR that matches these declarations; the
+ * runtime reads them. Change both sides together and bump CCC_ABI_VERSION.
+ *
+\*===----------------------------------------------------------------------===*/
+#ifndef CCC_ABI_H
+#define CCC_ABI_H
+
+#include <stdint.h>
+
+#define CCC_ABI_VERSION 1
+
+/* One record per writable global (or thread-local) of an instrumented module.
+ * The pass places each record, as a separate global, in the ELF section
+ * CCC_GLOBALS_SECTION; the linker concatenates them and the runtime walks
+ * __start_/__stop_ of that section. Records of the same object (e.g. a C++
+ * inline variable emitted in several modules) are de-duplicated by address.
+ *
+ * IR type: { ptr, i64, ptr, i32, i32 }, 8-byte aligned, 32 bytes. */
+struct ccc_global_record {
+  /* The object's address; for CCC_GLOBAL_TLS a pointer to a function
+   * `void *getter(void)` returning the calling thread's instance. */
+  void *addr;
+  uint64_t size;     /* bytes */
+  const char *name;  /* symbol name, for diagnostics and `ckpt info` */
+  uint32_t flags;    /* CCC_GLOBAL_* */
+  uint32_t reserved; /* 0 */
+};
+
+#define CCC_GLOBALS_SECTION "ccc_globals"
+#define CCC_GLOBAL_TLS 0x1u
+
+/* Names the pass emits calls to / defines (all in the runtime). */
+#define CCC_PENDING_FLAG "__ccc_pending"     /* volatile int: checkpoint due */
+#define CCC_SLOW_PATH "__ccc_checkpoint_slow" /* int (int kind) */
+#define CCC_USER_MAIN "__ccc_user_main"       /* int (int, char**, char**) */
+
+/* Kinds passed to the slow path. */
+#define CCC_SITE_MAYBE 0 /* ccc_checkpoint(): only if pending */
+#define CCC_SITE_FORCE 1 /* ccc_checkpoint_force() */
+
+/* Heap entry points: every heap call of an instrumented module is routed to
+ * the runtime's version, which allocates in the fixed-address region.
+ * X(libc name, runtime name). */
+#define CCC_HEAP_FUNCTIONS(X)                                                  \
+  X(malloc, __ccc_malloc)                                                      \
+  X(calloc, __ccc_calloc)                                                      \
+  X(realloc, __ccc_realloc)                                                    \
+  X(reallocarray, __ccc_reallocarray)                                          \
+  X(free, __ccc_free)                                                          \
+  X(aligned_alloc, __ccc_aligned_alloc)                                        \
+  X(posix_memalign, __ccc_posix_memalign)                                      \
+  X(memalign, __ccc_memalign)                                                  \
+  X(valloc, __ccc_valloc)                                                      \
+  X(pvalloc, __ccc_pvalloc)                                                    \
+  X(malloc_usable_size, __ccc_malloc_usable_size)                              \
+  X(strdup, __ccc_strdup)                                                      \
+  X(strndup, __ccc_strndup)                                                    \
+  X(__strdup, __ccc_strdup)                                                    \
+  X(__strndup, __ccc_strndup)                                                  \
+  X(wcsdup, __ccc_wcsdup)                                                      \
+  X(getline, __ccc_getline)                                                    \
+  X(getdelim, __ccc_getdelim)                                                  \
+  X(asprintf, __ccc_asprintf)                                                  \
+  X(vasprintf, __ccc_vasprintf)                                                \
+  X(realpath, __ccc_realpath)                                                  \
+  X(getcwd, __ccc_getcwd)
+
+#endif /* CCC_ABI_H */

@@ -1,0 +1,107 @@
+//===- Config.cpp - ccc runtime configuration -----------------------------===//
+#include "Config.h"
+#include "Log.h"
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace ccc {
+Config Cfg;
+
+static const char *env(const char *Name) {
+  const char *V = getenv(Name);
+  return (V && *V) ? V : nullptr;
+}
+
+static long long envInt(const char *Name, long long Def, long long Min,
+                        long long Max) {
+  const char *V = env(Name);
+  if (!V)
+    return Def;
+  char *End;
+  errno = 0;
+  long long X = strtoll(V, &End, 10);
+  if (errno || *End || X < Min || X > Max)
+    fatal("%s=%s: expected an integer in [%lld, %lld]", Name, V, Min, Max);
+  return X;
+}
+
+void configInit() {
+  Cfg.Disabled = envInt("CCC_DISABLE", 0, 0, 1);
+  LogLevel = envInt("CCC_VERBOSE", 0, 0, 3);
+
+  const char *Dir = env("CCC_DIR");
+  if (!Dir)
+    Dir = "./ccc-ckpt";
+  if (strlen(Dir) >= sizeof(Cfg.Dir) - 64)
+    fatal("CCC_DIR is too long");
+  strcpy(Cfg.Dir, Dir);
+
+  const char *Name = env("CCC_NAME");
+  char Exe[PATH_MAX];
+  if (!Name) {
+    ssize_t N = readlink("/proc/self/exe", Exe, sizeof(Exe) - 1);
+    Exe[N > 0 ? N : 0] = 0;
+    const char *Slash = strrchr(Exe, '/');
+    Name = Slash ? Slash + 1 : (N > 0 ? Exe : "program");
+  }
+  if (strlen(Name) >= sizeof(Cfg.Name) || strchr(Name, '/'))
+    fatal("CCC_NAME=%s: must be a file name of at most 255 bytes", Name);
+  strcpy(Cfg.Name, Name);
+
+  Cfg.Interval = 0;
+  if (const char *V = env("CCC_INTERVAL")) {
+    char *End;
+    errno = 0;
+    double X = strtod(V, &End);
+    if (errno || *End || !(X >= 0) || X > 1e9)
+      fatal("CCC_INTERVAL=%s: expected seconds >= 0 (e.g. 60 or 0.5)", V);
+    Cfg.Interval = X;
+  }
+  Cfg.Keep = envInt("CCC_KEEP", 2, 1, 1000000);
+
+  Cfg.Restart = RestartMode::Auto;
+  if (const char *V = env("CCC_RESTART")) {
+    if (!strcmp(V, "auto"))
+      Cfg.Restart = RestartMode::Auto;
+    else if (!strcmp(V, "never"))
+      Cfg.Restart = RestartMode::Never;
+    else if (!strcmp(V, "require"))
+      Cfg.Restart = RestartMode::Require;
+    else
+      fatal("CCC_RESTART=%s: expected auto, never or require", V);
+  }
+  Cfg.CompressLevel = envInt("CCC_COMPRESS", 1, 0, 19);
+  long Cores = sysconf(_SC_NPROCESSORS_ONLN);
+  Cfg.Threads = envInt("CCC_THREADS", Cores < 1 ? 1 : (Cores > 4 ? 4 : Cores),
+                       0, 64);
+
+  Cfg.Signal = SIGUSR1;
+  if (const char *V = env("CCC_SIGNAL")) {
+    if (!strcmp(V, "USR1") || !strcmp(V, "SIGUSR1"))
+      Cfg.Signal = SIGUSR1;
+    else if (!strcmp(V, "USR2") || !strcmp(V, "SIGUSR2"))
+      Cfg.Signal = SIGUSR2;
+    else if (!strcmp(V, "none"))
+      Cfg.Signal = 0;
+    else
+      fatal("CCC_SIGNAL=%s: expected USR1, USR2 or none", V);
+  }
+
+  // The re-exec normalised RLIMIT_STACK (see Entry.cpp) and left the user's
+  // original soft limit in CCC_STACK_RLIMIT: size our stack from that.
+  long long Orig = envInt("CCC_STACK_RLIMIT", -1, -1, LLONG_MAX);
+  size_t Def = Orig < 0 ? (1ULL << 30) : (size_t)Orig;
+  if (Def < (8u << 20))
+    Def = 8u << 20;
+  Cfg.StackSize =
+      envInt("CCC_STACK_SIZE", Def, 1 << 20, 1LL << 40) & ~(size_t)4095;
+  Cfg.HeapReserve = envInt("CCC_HEAP_RESERVE", 64LL << 30, 1 << 24, 1LL << 46) &
+                    ~(size_t)4095;
+}
+} // namespace ccc

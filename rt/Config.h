@@ -1,0 +1,34 @@
+//===- Config.h - ccc runtime configuration ---------------------*- C++ -*-===//
+//
+// All configuration comes from environment variables (Config.def lists them
+// with their defaults). Parsed once, before main; bad values are fatal with a
+// message naming the variable, never silently replaced.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_RT_CONFIG_H
+#define CCC_RT_CONFIG_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ccc {
+enum class RestartMode { Auto, Never, Require };
+
+struct Config {
+  char Dir[4096];
+  char Name[256];
+  double Interval; // seconds, 0 = off
+  int Keep;
+  RestartMode Restart;
+  int CompressLevel;
+  int Threads;
+  int Signal; // 0 = none
+  size_t StackSize;
+  size_t HeapReserve;
+  bool Disabled;
+};
+
+extern Config Cfg;
+void configInit();
+} // namespace ccc
+#endif

@@ -1,0 +1,422 @@
+//===- Image.cpp - Write and read ccc checkpoint images -------------------===//
+#include "Image.h"
+#include "Hash.h"
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+namespace ccc {
+
+const char *sectionName(uint32_t Type) {
+  switch (Type) {
+  case SecContext:
+    return "context";
+  case SecGlobals:
+    return "globals";
+  case SecHeap:
+    return "heap";
+  case SecStack:
+    return "stack";
+  case SecLoadMap:
+    return "loadmap";
+  case SecRuntime:
+    return "runtime";
+  }
+  return "unknown";
+}
+
+uint64_t headerChecksum(const ImageHeader &H) {
+  return hashBytes(&H, offsetof(ImageHeader, HeaderChecksum), 0x63636321);
+}
+
+// Hash Len bytes as pieces of at most kHashBlock, continuing state H.
+static uint64_t hashPieces(uint64_t H, const void *Data, uint64_t Len) {
+  const unsigned char *P = static_cast<const unsigned char *>(Data);
+  while (Len) {
+    uint64_t N = Len < kHashBlock ? Len : kHashBlock;
+    H = hashChain(H, hashBytes(P, N));
+    P += N;
+    Len -= N;
+  }
+  return H;
+}
+
+//===-- ImageWriter -------------------------------------------------------===//
+
+ImageWriter::~ImageWriter() {
+  if (Fd >= 0)
+    close(Fd);
+  if (ZC)
+    ZSTD_freeCCtx(ZC);
+  free(OutBuf);
+}
+
+bool ImageWriter::fail(const char *What) {
+  if (!Err[0])
+    snprintf(Err, sizeof(Err), "%s: %s", What, strerror(errno));
+  return false;
+}
+
+bool ImageWriter::open(const char *Path, int Lvl, int Thr) {
+  Level = Lvl;
+  Threads = Thr;
+  Fd = ::open(Path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (Fd < 0)
+    return fail("cannot create image");
+  memcpy(Hdr.Magic, kImageMagic, 8);
+  Hdr.FormatVersion = kImageFormatVersion;
+  Hdr.HeaderSize = sizeof(ImageHeader);
+  // The header is written last; reserve its space now.
+  FileOff = sizeof(ImageHeader);
+  if (lseek(Fd, FileOff, SEEK_SET) < 0)
+    return fail("seek");
+  OutCap = ZSTD_CStreamOutSize() * 16;
+  OutBuf = static_cast<unsigned char *>(malloc(OutCap));
+  if (!OutBuf)
+    return fail("out of memory");
+  return true;
+}
+
+bool ImageWriter::writeOut(const void *Data, size_t Len) {
+  const char *P = static_cast<const char *>(Data);
+  while (Len) {
+    ssize_t N = write(Fd, P, Len);
+    if (N < 0) {
+      if (errno == EINTR)
+        continue;
+      return fail("write");
+    }
+    if (N == 0) {
+      errno = ENOSPC;
+      return fail("write");
+    }
+    P += N;
+    Len -= N;
+    FileOff += N;
+  }
+  return true;
+}
+
+bool ImageWriter::beginSection(SectionType Type, bool Compress) {
+  if (Hdr.SectionCount >= kMaxSections) {
+    snprintf(Err, sizeof(Err), "too many sections");
+    return false;
+  }
+  Cur = &Hdr.Sections[Hdr.SectionCount++];
+  Cur->Type = Type;
+  Cur->Codec = (Compress && Level > 0) ? CodecZstd : CodecRaw;
+  Cur->Offset = FileOff;
+  HashState = 0x5ec710 + Type;
+  if (Cur->Codec == CodecZstd) {
+    if (!ZC) {
+      ZC = ZSTD_createCCtx();
+      if (!ZC) {
+        errno = ENOMEM;
+        return fail("zstd");
+      }
+    }
+    ZSTD_CCtx_reset(ZC, ZSTD_reset_session_only);
+    ZSTD_CCtx_setParameter(ZC, ZSTD_c_compressionLevel, Level);
+    // Worker threads need libzstd built with threads; ignore if refused.
+    if (Threads > 0)
+      ZSTD_CCtx_setParameter(ZC, ZSTD_c_nbWorkers, Threads);
+  }
+  return true;
+}
+
+bool ImageWriter::flushZstd(bool End) {
+  ZSTD_inBuffer In = {nullptr, 0, 0};
+  for (;;) {
+    ZSTD_outBuffer Out = {OutBuf, OutCap, 0};
+    size_t R = ZSTD_compressStream2(ZC, &Out, &In, End ? ZSTD_e_end : ZSTD_e_flush);
+    if (ZSTD_isError(R)) {
+      snprintf(Err, sizeof(Err), "zstd: %s", ZSTD_getErrorName(R));
+      return false;
+    }
+    if (Out.pos && !writeOut(OutBuf, Out.pos))
+      return false;
+    if (R == 0)
+      return true;
+  }
+}
+
+bool ImageWriter::put(const void *Data, uint64_t Len, bool Hash) {
+  if (Hash)
+    HashState = hashPieces(HashState, Data, Len);
+  Cur->RawSize += Len;
+  if (Cur->Codec == CodecRaw)
+    return writeOut(Data, Len);
+  ZSTD_inBuffer In = {Data, Len, 0};
+  while (In.pos < In.size) {
+    ZSTD_outBuffer Out = {OutBuf, OutCap, 0};
+    size_t R = ZSTD_compressStream2(ZC, &Out, &In, ZSTD_e_continue);
+    if (ZSTD_isError(R)) {
+      snprintf(Err, sizeof(Err), "zstd: %s", ZSTD_getErrorName(R));
+      return false;
+    }
+    if (Out.pos && !writeOut(OutBuf, Out.pos))
+      return false;
+  }
+  return true;
+}
+
+bool ImageWriter::addRange(uint64_t Addr, const void *Data, uint64_t Len) {
+  RangeHeader RH = {Addr, Len};
+  return put(&RH, sizeof(RH), true) && put(Data, Len, true);
+}
+
+bool ImageWriter::addBytes(const void *Data, uint64_t Len) {
+  return put(Data, Len, true);
+}
+
+bool ImageWriter::endSection() {
+  if (Cur->Codec == CodecZstd && !flushZstd(true))
+    return false;
+  Cur->StoredSize = FileOff - Cur->Offset;
+  Cur->Checksum = HashState;
+  Cur = nullptr;
+  return true;
+}
+
+bool ImageWriter::finish() {
+  Hdr.FileSize = FileOff;
+  Hdr.HeaderChecksum = headerChecksum(Hdr);
+  if (pwrite(Fd, &Hdr, sizeof(Hdr), 0) != (ssize_t)sizeof(Hdr)) {
+    if (errno == 0)
+      errno = ENOSPC;
+    return fail("write header");
+  }
+  if (fsync(Fd) != 0)
+    return fail("fsync");
+  int F = Fd;
+  Fd = -1;
+  if (close(F) != 0)
+    return fail("close");
+  return true;
+}
+
+//===-- ImageReader -------------------------------------------------------===//
+
+ImageReader::~ImageReader() {
+  if (Fd >= 0)
+    close(Fd);
+  if (ZD)
+    ZSTD_freeDCtx(ZD);
+  free(InBuf);
+}
+
+bool ImageReader::fail(const char *Fmt, ...) {
+  va_list Ap;
+  va_start(Ap, Fmt);
+  vsnprintf(Err, sizeof(Err), Fmt, Ap);
+  va_end(Ap);
+  return false;
+}
+
+bool ImageReader::readAt(uint64_t Off, void *Buf, size_t Len) {
+  char *P = static_cast<char *>(Buf);
+  while (Len) {
+    ssize_t N = pread(Fd, P, Len, Off);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0)
+      return fail("read error: %s", strerror(errno));
+    if (N == 0)
+      return fail("truncated (unexpected end of file)");
+    P += N;
+    Off += N;
+    Len -= N;
+  }
+  return true;
+}
+
+bool ImageReader::open(const char *Path) {
+  Fd = ::open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return fail("cannot open: %s", strerror(errno));
+  struct stat St;
+  if (fstat(Fd, &St) != 0)
+    return fail("cannot stat: %s", strerror(errno));
+  FileSize = St.st_size;
+  if (FileSize < sizeof(ImageHeader))
+    return fail("truncated (%llu bytes, smaller than a header)",
+                (unsigned long long)FileSize);
+  if (!readAt(0, &Hdr, sizeof(Hdr)))
+    return false;
+  if (memcmp(Hdr.Magic, kImageMagic, 8) != 0)
+    return fail("not a ccc image (bad magic)");
+  if (Hdr.FormatVersion != kImageFormatVersion)
+    return fail("image format version %u, this ccc reads version %u",
+                Hdr.FormatVersion, kImageFormatVersion);
+  if (Hdr.HeaderSize != sizeof(ImageHeader) ||
+      Hdr.HeaderChecksum != headerChecksum(Hdr))
+    return fail("corrupt header (checksum mismatch)");
+  if (Hdr.FileSize != FileSize)
+    return fail("truncated or extended: %llu bytes on disk, %llu written",
+                (unsigned long long)FileSize,
+                (unsigned long long)Hdr.FileSize);
+  if (Hdr.SectionCount > kMaxSections)
+    return fail("corrupt header (section count)");
+  for (uint32_t I = 0; I < Hdr.SectionCount; ++I) {
+    const SectionEntry &S = Hdr.Sections[I];
+    if (S.Offset < sizeof(ImageHeader) || S.Offset > FileSize ||
+        S.StoredSize > FileSize - S.Offset ||
+        (S.Codec != CodecRaw && S.Codec != CodecZstd))
+      return fail("corrupt section table (section %u)", I);
+  }
+  return true;
+}
+
+const SectionEntry *ImageReader::find(SectionType T) const {
+  for (uint32_t I = 0; I < Hdr.SectionCount; ++I)
+    if (Hdr.Sections[I].Type == T)
+      return &Hdr.Sections[I];
+  return nullptr;
+}
+
+bool ImageReader::beginStream(const SectionEntry &S) {
+  Sec = &S;
+  InOff = S.Offset;
+  InLeft = S.StoredSize;
+  InPos = InLen = 0;
+  if (!InBuf) {
+    InCap = ZSTD_DStreamInSize() * 16;
+    InBuf = static_cast<unsigned char *>(malloc(InCap));
+    if (!InBuf)
+      return fail("out of memory");
+  }
+  if (S.Codec == CodecZstd) {
+    if (!ZD && !(ZD = ZSTD_createDCtx()))
+      return fail("out of memory");
+    ZSTD_DCtx_reset(ZD, ZSTD_reset_session_only);
+  }
+  return true;
+}
+
+// Produces exactly Len raw bytes of the current section at Dst.
+bool ImageReader::stream(const SectionEntry &S, void *Dst, uint64_t Len) {
+  if (S.Codec == CodecRaw) {
+    if (Len > InLeft)
+      return fail("%s section: data ends early", sectionName(S.Type));
+    if (!readAt(InOff, Dst, Len))
+      return false;
+    InOff += Len;
+    InLeft -= Len;
+    return true;
+  }
+  ZSTD_outBuffer Out = {Dst, Len, 0};
+  while (Out.pos < Out.size) {
+    if (InPos == InLen) {
+      if (InLeft == 0)
+        return fail("%s section: compressed data ends early",
+                    sectionName(S.Type));
+      size_t N = InLeft < InCap ? InLeft : InCap;
+      if (!readAt(InOff, InBuf, N))
+        return false;
+      InOff += N;
+      InLeft -= N;
+      InPos = 0;
+      InLen = N;
+    }
+    ZSTD_inBuffer In = {InBuf, InLen, InPos};
+    size_t R = ZSTD_decompressStream(ZD, &Out, &In);
+    InPos = In.pos;
+    if (ZSTD_isError(R))
+      return fail("%s section: corrupt compressed data (%s)",
+                  sectionName(S.Type), ZSTD_getErrorName(R));
+  }
+  return true;
+}
+
+bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink,
+                             void *Ctx) {
+  if (!beginStream(S))
+    return false;
+  uint64_t H = 0x5ec710 + S.Type, Raw = 0;
+  unsigned char *Scratch = nullptr;
+  bool Ok = true;
+  while (Raw < S.RawSize) {
+    RangeHeader RH;
+    if (S.RawSize - Raw < sizeof(RH)) {
+      Ok = fail("%s section: corrupt range list", sectionName(S.Type));
+      break;
+    }
+    if (!(Ok = stream(S, &RH, sizeof(RH))))
+      break;
+    H = hashPieces(H, &RH, sizeof(RH));
+    Raw += sizeof(RH);
+    if (RH.Len > S.RawSize - Raw) {
+      Ok = fail("%s section: corrupt range length", sectionName(S.Type));
+      break;
+    }
+    void *Dst = Sink ? Sink(RH.Addr, RH.Len, Ctx) : nullptr;
+    if (Dst) {
+      if (!(Ok = stream(S, Dst, RH.Len)))
+        break;
+      H = hashPieces(H, Dst, RH.Len);
+    } else {
+      if (!Scratch && !(Scratch = static_cast<unsigned char *>(
+                            malloc(kHashBlock)))) {
+        Ok = fail("out of memory");
+        break;
+      }
+      for (uint64_t Done = 0; Ok && Done < RH.Len;) {
+        uint64_t N = RH.Len - Done < kHashBlock ? RH.Len - Done : kHashBlock;
+        if ((Ok = stream(S, Scratch, N)))
+          H = hashChain(H, hashBytes(Scratch, N));
+        Done += N;
+      }
+      if (!Ok)
+        break;
+    }
+    Raw += RH.Len;
+  }
+  free(Scratch);
+  if (Ok && H != S.Checksum)
+    Ok = fail("%s section: checksum mismatch (image is corrupt)",
+              sectionName(S.Type));
+  return Ok;
+}
+
+bool ImageReader::readBlob(const SectionEntry &S, void *Out, uint64_t Cap) {
+  if (S.RawSize > Cap)
+    return fail("%s section: %llu bytes, expected at most %llu",
+                sectionName(S.Type), (unsigned long long)S.RawSize,
+                (unsigned long long)Cap);
+  if (!beginStream(S) || !stream(S, Out, S.RawSize))
+    return false;
+  if (hashPieces(0x5ec710 + S.Type, Out, S.RawSize) != S.Checksum)
+    return fail("%s section: checksum mismatch (image is corrupt)",
+                sectionName(S.Type));
+  return true;
+}
+
+bool ImageReader::verifyAll() {
+  for (uint32_t I = 0; I < Hdr.SectionCount; ++I) {
+    const SectionEntry &S = Hdr.Sections[I];
+    bool Memory =
+        S.Type == SecGlobals || S.Type == SecHeap || S.Type == SecStack;
+    if (Memory) {
+      if (!readRanges(S, nullptr, nullptr))
+        return false;
+      continue;
+    }
+    void *Buf = malloc(S.RawSize ? S.RawSize : 1);
+    if (!Buf)
+      return fail("out of memory");
+    bool Ok = readBlob(S, Buf, S.RawSize);
+    free(Buf);
+    if (!Ok)
+      return false;
+  }
+  return true;
+}
+
+} // namespace ccc

@@ -1,0 +1,104 @@
+//===- Image.h - Write and read ccc checkpoint images -----------*- C++ -*-===//
+//
+// ImageWriter streams sections (memory ranges straight from the process, or
+// blobs) into a file, compressing with zstd when asked, and writes the header
+// with the section table last. ImageReader validates header, size and
+// checksums and decompresses memory ranges straight to their destination.
+// Used by the runtime and by the `ckpt` tool; knows nothing of the process.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_RT_IMAGE_H
+#define CCC_RT_IMAGE_H
+
+#include "ImageFormat.h"
+
+#include <cstddef>
+#include <cstdint>
+
+typedef struct ZSTD_CCtx_s ZSTD_CCtx;
+typedef struct ZSTD_DCtx_s ZSTD_DCtx;
+
+namespace ccc {
+
+class ImageWriter {
+public:
+  ImageWriter() = default;
+  ~ImageWriter();
+  // Level <= 0 stores sections raw. Threads are zstd worker threads.
+  bool open(const char *Path, int Level, int Threads);
+  ImageHeader &header() { return Hdr; }
+  bool beginSection(SectionType Type, bool Compress);
+  // Memory sections: a range header followed by the bytes.
+  bool addRange(uint64_t Addr, const void *Data, uint64_t Len);
+  // Blob sections: bytes as they are.
+  bool addBytes(const void *Data, uint64_t Len);
+  bool endSection();
+  // Writes the header, fsyncs and closes. The file is complete only if this
+  // returns true.
+  bool finish();
+  const char *error() const { return Err; }
+  uint64_t bytesWritten() const { return FileOff; }
+
+private:
+  bool put(const void *Data, uint64_t Len, bool Hash);
+  bool writeOut(const void *Data, size_t Len);
+  bool flushZstd(bool End);
+  bool fail(const char *What);
+
+  int Fd = -1;
+  int Level = 1, Threads = 0;
+  ImageHeader Hdr{};
+  SectionEntry *Cur = nullptr;
+  uint64_t FileOff = 0;
+  uint64_t HashState = 0;
+  ZSTD_CCtx *ZC = nullptr;
+  unsigned char *OutBuf = nullptr;
+  size_t OutCap = 0;
+  char Err[256] = {0};
+};
+
+// Where to put the bytes of a range being read. Return the destination (Len
+// bytes), or nullptr to have the reader decompress into scratch memory and
+// only verify them.
+typedef void *(*RangeSink)(uint64_t Addr, uint64_t Len, void *Ctx);
+
+class ImageReader {
+public:
+  ImageReader() = default;
+  ~ImageReader();
+  // Reads and validates header, section table and file size.
+  bool open(const char *Path);
+  const ImageHeader &header() const { return Hdr; }
+  const SectionEntry *find(SectionType T) const;
+  // Decompresses a memory section range by range into the sink's memory and
+  // checks its checksum.
+  bool readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx);
+  // Reads a whole blob section into Out (at most Cap bytes); checks it.
+  bool readBlob(const SectionEntry &S, void *Out, uint64_t Cap);
+  // Reads every section into scratch memory and checks every checksum.
+  bool verifyAll();
+  const char *error() const { return Err; }
+
+private:
+  bool fail(const char *Fmt, ...) __attribute__((format(printf, 2, 3)));
+  bool readAt(uint64_t Off, void *Buf, size_t Len);
+  bool stream(const SectionEntry &S, void *Dst, uint64_t Len);
+  bool beginStream(const SectionEntry &S);
+
+  int Fd = -1;
+  ImageHeader Hdr{};
+  uint64_t FileSize = 0;
+  // Streaming state of the section being read.
+  ZSTD_DCtx *ZD = nullptr;
+  const SectionEntry *Sec = nullptr;
+  uint64_t InOff = 0, InLeft = 0;
+  unsigned char *InBuf = nullptr;
+  size_t InCap = 0, InPos = 0, InLen = 0;
+  char Err[512] = {0};
+};
+
+const char *sectionName(uint32_t Type);
+uint64_t headerChecksum(const ImageHeader &H);
+
+} // namespace ccc
+#endif

@@ -1,0 +1,92 @@
+//===- ImageFormat.h - On-disk layout of a ccc checkpoint image -*- C++ -*-===//
+//
+// The byte layout described in docs/image-format.md. Shared by the runtime's
+// writer and reader and by the `ckpt` tool. All integers little-endian.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_RT_IMAGEFORMAT_H
+#define CCC_RT_IMAGEFORMAT_H
+
+#include <cstdint>
+
+namespace ccc {
+
+constexpr char kImageMagic[8] = {'\x89', 'C', 'C', 'C', 'I', 'M', 'G', '\n'};
+constexpr uint32_t kImageFormatVersion = 1;
+constexpr uint32_t kMaxSections = 16;
+// Checksums of memory sections chain the hashes of blocks of this many bytes,
+// so a reader can verify a section in bounded memory.
+constexpr uint64_t kHashBlock = 1 << 20;
+
+enum SectionType : uint32_t {
+  SecContext = 1,  // struct SavedContext: registers, errno, signal mask
+  SecGlobals = 2,  // memory ranges of registered globals and thread-locals
+  SecHeap = 3,     // memory ranges of the heap region in use
+  SecStack = 4,    // the live part of the fixed-address stack
+  SecLoadMap = 5,  // text: "start-end path" of every file mapping
+  SecRuntime = 6,  // struct RuntimeState
+};
+
+enum Codec : uint32_t { CodecRaw = 0, CodecZstd = 1 };
+
+struct SectionEntry {
+  uint32_t Type;
+  uint32_t Codec;
+  uint64_t Offset;     // from the start of the file
+  uint64_t StoredSize; // bytes in the file
+  uint64_t RawSize;    // bytes after decompression
+  uint64_t Checksum;   // of the raw bytes (see Hash.h, kHashBlock)
+  uint64_t Reserved;
+};
+static_assert(sizeof(SectionEntry) == 48, "layout");
+
+struct ImageHeader {
+  char Magic[8];
+  uint32_t FormatVersion;
+  uint32_t HeaderSize; // sizeof(ImageHeader)
+  uint64_t Version;    // checkpoint sequence number
+  uint32_t Rank, NRanks;
+  uint32_t Protocol; // 0 serial
+  uint32_t SectionCount;
+  uint64_t Epoch;
+  uint64_t CreatedNs; // CLOCK_REALTIME
+  uint64_t LoadMapHash;
+  uint32_t BuildIdLen;
+  uint8_t BuildId[64];
+  char ProgramName[64];
+  uint32_t AbiVersion;
+  uint64_t FileSize; // total bytes, detects truncation
+  SectionEntry Sections[kMaxSections];
+  uint64_t HeaderChecksum; // hashBytes of everything above
+};
+
+// A memory section's raw bytes are a sequence of {RangeHeader, Len bytes}.
+struct RangeHeader {
+  uint64_t Addr;
+  uint64_t Len;
+};
+
+struct SavedContext {
+  // Order fixed by Context.S.
+  uint64_t Rbx, Rbp, R12, R13, R14, R15, Rsp, Rip;
+  uint32_t Mxcsr;
+  uint16_t FpuCw;
+  uint16_t Pad;
+  // Not registers, but per-thread state the program can observe.
+  int32_t Errno;
+  uint32_t Pad2;
+  uint64_t SigMask[16]; // sigset_t
+  uint64_t StackCanary; // %fs:0x28
+  uint64_t StackLow, StackHigh; // the saved stack range
+};
+
+struct RuntimeState {
+  uint64_t Version;      // this checkpoint's sequence number
+  uint64_t Checkpoints;  // taken by this run (and its restarted ancestors)
+  uint64_t Restarts;     // how many times the run was restarted
+  uint64_t HeapBase, HeapReserve;
+  uint64_t StackBase, StackSize;
+};
+
+} // namespace ccc
+#endif

@@ -1,0 +1,569 @@
+//===- Runtime.cpp - ccc runtime: start, checkpoint, restart --------------===//
+//
+// The data path of a checkpoint: the site's slow path saves the registers
+// (Context.S), then ImageWriter streams the registered globals, the used
+// ranges of the heap region and the live part of main's stack into a
+// temporary file, which is fsync'd, renamed and committed. A restart maps the
+// heap and stack at the same addresses, checks that the image belongs to
+// this build and layout, writes every range back and jumps into the saved
+// context, so that ccc_checkpoint() returns CCC_RESTARTED in the restored
+// frame.
+//
+//===----------------------------------------------------------------------===//
+#include "Runtime.h"
+#include "Config.h"
+#include "HeapRegion.h"
+#include "Image.h"
+#include "Log.h"
+#include "Process.h"
+#include "Store.h"
+
+#include "ccc.h"
+#include "ccc/abi.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <pthread.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+extern "C" {
+// The flag every site tests (the pass inlines `load volatile; br`).
+volatile int __ccc_pending = 0;
+}
+
+namespace ccc {
+namespace {
+
+struct RuntimeGlobals {
+  bool Ready = false;     // main runs on our stack: sites may checkpoint
+  bool Restarted = false; // this process was restored from an image
+  uintptr_t StackLow = 0, StackHigh = 0;
+  uint64_t NextVersion = 1;
+  RuntimeState State{};
+  uint8_t BuildId[64];
+  uint32_t BuildIdLen = 0;
+  char LoadMap[1 << 16];
+  size_t LoadMapLen = 0;
+  SavedContext Ctx{};
+};
+RuntimeGlobals RT;
+
+uint64_t nowNs(clockid_t C) {
+  struct timespec T;
+  clock_gettime(C, &T);
+  return (uint64_t)T.tv_sec * 1000000000ull + T.tv_nsec;
+}
+
+//===-- Stack -------------------------------------------------------------===//
+
+void mapStack() {
+  size_t Size = Cfg.StackSize;
+  const size_t Guard = 1 << 16;
+  uintptr_t Low = kStackTop - Size;
+  void *P = mmap(reinterpret_cast<void *>(Low - Guard), Size + Guard,
+                 PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                     MAP_FIXED_NOREPLACE,
+                 -1, 0);
+  if (P != reinterpret_cast<void *>(Low - Guard))
+    fatal("cannot map the program stack at 0x%lx (%zu bytes): %s",
+          (unsigned long)Low, Size, strerror(errno));
+  mprotect(P, Guard, PROT_NONE); // overflow faults instead of corrupting
+  RT.StackLow = Low;
+  RT.StackHigh = kStackTop;
+}
+
+// Reports an overflow of the fixed stack instead of dying silently.
+void installOverflowReporter() {
+  static char AltStack[1 << 16];
+  stack_t SS = {};
+  SS.ss_sp = AltStack;
+  SS.ss_size = sizeof(AltStack);
+  sigaltstack(&SS, nullptr);
+  struct sigaction SA = {};
+  SA.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  SA.sa_sigaction = [](int Sig, siginfo_t *Info, void *) {
+    uintptr_t A = reinterpret_cast<uintptr_t>(Info->si_addr);
+    if (A < RT.StackLow && A + (1 << 16) >= RT.StackLow)
+      logMessage("stack overflow on the program stack (%zu bytes; set "
+                 "CCC_STACK_SIZE or ulimit -s)",
+                 Cfg.StackSize);
+    raise(Sig);
+  };
+  sigemptyset(&SA.sa_mask);
+  sigaction(SIGSEGV, &SA, nullptr);
+}
+
+//===-- Triggers ----------------------------------------------------------===//
+
+void *timerThread(void *) {
+  uint64_t Ns = (uint64_t)(Cfg.Interval * 1e9);
+  struct timespec T = {(time_t)(Ns / 1000000000ull), (long)(Ns % 1000000000ull)};
+  for (;;) {
+    while (nanosleep(&T, &T) != 0 && errno == EINTR) {
+    }
+    T = {(time_t)(Ns / 1000000000ull), (long)(Ns % 1000000000ull)};
+    __ccc_pending = 1;
+  }
+  return nullptr;
+}
+
+void startTriggers() {
+  if (Cfg.Interval > 0) {
+    pthread_t T;
+    pthread_attr_t A;
+    pthread_attr_init(&A);
+    pthread_attr_setdetachstate(&A, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&A, 1 << 16);
+    // The timer must not take signals meant for the program.
+    sigset_t All, Old;
+    sigfillset(&All);
+    pthread_sigmask(SIG_SETMASK, &All, &Old);
+    if (pthread_create(&T, &A, timerThread, nullptr) != 0)
+      logMessage("cannot start the CCC_INTERVAL timer thread");
+    pthread_sigmask(SIG_SETMASK, &Old, nullptr);
+    pthread_attr_destroy(&A);
+  }
+  if (Cfg.Signal) {
+    struct sigaction SA = {};
+    SA.sa_handler = [](int) { __ccc_pending = 1; };
+    SA.sa_flags = SA_RESTART;
+    sigemptyset(&SA.sa_mask);
+    sigaction(Cfg.Signal, &SA, nullptr);
+  }
+}
+
+//===-- Directory ---------------------------------------------------------===//
+
+void openStore() {
+  if (!makeDirectories(Cfg.Dir) || access(Cfg.Dir, W_OK | X_OK) != 0)
+    fatal("CCC_DIR=%s is not a writable directory (%s); set CCC_DIR to one",
+          Cfg.Dir, strerror(errno));
+  // One process per NAME and rank writes into a directory at a time.
+  char Lock[kPathMax];
+  snprintf(Lock, sizeof(Lock), "%s/%s.r%u.lock", Cfg.Dir, Cfg.Name, 0u);
+  int Fd = open(Lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (Fd < 0)
+    fatal("cannot create %s: %s", Lock, strerror(errno));
+  if (flock(Fd, LOCK_EX | LOCK_NB) != 0)
+    fatal("%s is locked: another run of %s uses CCC_DIR=%s", Lock, Cfg.Name,
+          Cfg.Dir);
+  removeStaleTemporaries(Cfg.Dir, Cfg.Name, 0);
+  RT.NextVersion = highestVersion(Cfg.Dir, Cfg.Name) + 1;
+}
+
+//===-- Checkpoint --------------------------------------------------------===//
+
+struct HeapWriteCtx {
+  ImageWriter *W;
+  bool Ok;
+};
+
+bool writeImage(ImageWriter &W, uint64_t Version) {
+  ImageHeader &H = W.header();
+  H.Version = Version;
+  H.Rank = 0;
+  H.NRanks = 1;
+  H.Protocol = 0;
+  H.CreatedNs = nowNs(CLOCK_REALTIME);
+  H.BuildIdLen = RT.BuildIdLen;
+  memcpy(H.BuildId, RT.BuildId, RT.BuildIdLen);
+  snprintf(H.ProgramName, sizeof(H.ProgramName), "%s", Cfg.Name);
+  H.AbiVersion = CCC_ABI_VERSION;
+
+  RT.State.Version = Version;
+  RT.State.Checkpoints++;
+  RT.State.HeapBase = heapBase();
+  RT.State.HeapReserve = heapReserve();
+  RT.State.StackBase = RT.StackLow;
+  RT.State.StackSize = RT.StackHigh - RT.StackLow;
+
+  if (!W.beginSection(SecContext, false) ||
+      !W.addBytes(&RT.Ctx, sizeof(RT.Ctx)) || !W.endSection())
+    return false;
+  if (!W.beginSection(SecRuntime, false) ||
+      !W.addBytes(&RT.State, sizeof(RT.State)) || !W.endSection())
+    return false;
+  if (!W.beginSection(SecLoadMap, false) ||
+      !W.addBytes(RT.LoadMap, RT.LoadMapLen) || !W.endSection())
+    return false;
+
+  bool Z = Cfg.CompressLevel > 0;
+  size_t NG;
+  const GlobalRange *G = registeredGlobals(&NG);
+  if (!W.beginSection(SecGlobals, Z))
+    return false;
+  for (size_t I = 0; I < NG; ++I) {
+    uintptr_t A = G[I].TlsGetter ? reinterpret_cast<uintptr_t>(G[I].TlsGetter())
+                                 : G[I].Addr;
+    if (!W.addRange(A, reinterpret_cast<void *>(A), G[I].Size))
+      return false;
+  }
+  if (!W.endSection())
+    return false;
+
+  HeapWriteCtx HC = {&W, true};
+  if (!W.beginSection(SecHeap, Z))
+    return false;
+  heapForEachUsedRange(
+      [](uintptr_t A, size_t L, void *C) {
+        auto *HC = static_cast<HeapWriteCtx *>(C);
+        if (HC->Ok)
+          HC->Ok = HC->W->addRange(A, reinterpret_cast<void *>(A), L);
+      },
+      &HC);
+  if (!HC.Ok || !W.endSection())
+    return false;
+
+  uintptr_t Low = RT.Ctx.StackLow;
+  if (!W.beginSection(SecStack, Z) ||
+      !W.addRange(Low, reinterpret_cast<void *>(Low), RT.StackHigh - Low) ||
+      !W.endSection())
+    return false;
+  return W.finish();
+}
+
+// Writes version V, commits it and prunes old ones. On any failure the
+// temporary file is removed and older committed versions stay untouched.
+__attribute__((noinline)) bool writeAndCommit() {
+  uint64_t T0 = nowNs(CLOCK_MONOTONIC);
+  uint64_t V = RT.NextVersion++;
+  char Final[kPathMax], Tmp[kPathMax + 8];
+  imagePath(Final, Cfg.Dir, Cfg.Name, V, 0);
+  snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
+  uint64_t Bytes = 0;
+  {
+    ImageWriter W;
+    bool Ok = W.open(Tmp, Cfg.CompressLevel, Cfg.Threads) && writeImage(W, V);
+    Bytes = W.bytesWritten();
+    if (!Ok) {
+      logMessage("checkpoint %llu not taken: %s: %s; the previous committed "
+                 "checkpoint is kept",
+                 (unsigned long long)V, Tmp, W.error());
+      unlink(Tmp);
+      return false;
+    }
+  }
+  if (!publish(Tmp, Final, Cfg.Dir)) {
+    logMessage("checkpoint %llu not taken: cannot rename %s: %s",
+               (unsigned long long)V, Tmp, strerror(errno));
+    unlink(Tmp);
+    return false;
+  }
+  char Err[kPathMax + 128];
+  if (!writeCommit(Cfg.Dir, Cfg.Name, V, 1, Err, sizeof(Err))) {
+    logMessage("checkpoint %llu not committed: %s; the previous committed "
+               "checkpoint is kept",
+               (unsigned long long)V, Err);
+    unlink(Final);
+    return false;
+  }
+  pruneVersions(Cfg.Dir, Cfg.Name, Cfg.Keep);
+  CCC_INFO("checkpoint %llu committed: %s, %llu bytes, %.3f s",
+           (unsigned long long)V, Final, (unsigned long long)Bytes,
+           (nowNs(CLOCK_MONOTONIC) - T0) / 1e9);
+  return true;
+}
+
+uint64_t readCanary() {
+  uint64_t V;
+  asm volatile("movq %%fs:0x28, %0" : "=r"(V));
+  return V;
+}
+
+// Kept small: the only state live across __ccc_ctx_save is in RT.
+__attribute__((noinline)) int takeCheckpoint() {
+  fflush(nullptr); // buffered output belongs to the past, not to the image
+  RT.Ctx.Errno = errno;
+  pthread_sigmask(SIG_BLOCK, nullptr,
+                  reinterpret_cast<sigset_t *>(RT.Ctx.SigMask));
+  RT.Ctx.StackCanary = readCanary();
+  heapLock();
+  if (__ccc_ctx_save(&RT.Ctx)) {
+    // Resumed in a new process; the heap lock was saved held.
+    heapUnlock();
+    return CCC_RESTARTED;
+  }
+  RT.Ctx.StackLow = RT.Ctx.Rsp - kRedZone;
+  RT.Ctx.StackHigh = RT.StackHigh;
+  int SavedErrno = RT.Ctx.Errno;
+  bool Ok = writeAndCommit();
+  heapUnlock();
+  errno = SavedErrno;
+  return Ok ? CCC_TAKEN : CCC_NONE;
+}
+
+bool onProgramStack() {
+  uintptr_t Sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  return Sp >= RT.StackLow && Sp < RT.StackHigh;
+}
+
+//===-- Restart -----------------------------------------------------------===//
+
+struct RestoreCtx {
+  char *Why;
+  size_t WhyCap;
+  bool Bad;
+};
+
+void *globalSink(uint64_t A, uint64_t L, void *C) {
+  size_t NG;
+  const GlobalRange *G = registeredGlobals(&NG);
+  for (size_t I = 0; I < NG; ++I) {
+    uintptr_t Addr = G[I].TlsGetter
+                         ? reinterpret_cast<uintptr_t>(G[I].TlsGetter())
+                         : G[I].Addr;
+    if (Addr == A && G[I].Size == L)
+      return reinterpret_cast<void *>(A);
+  }
+  auto *R = static_cast<RestoreCtx *>(C);
+  if (!R->Bad)
+    snprintf(R->Why, R->WhyCap,
+             "the image holds a global at 0x%llx (%llu bytes) this program "
+             "does not register",
+             (unsigned long long)A, (unsigned long long)L);
+  R->Bad = true;
+  return nullptr;
+}
+
+void *heapSink(uint64_t A, uint64_t L, void *C) {
+  if (A >= heapBase() && L <= heapReserve() && A - heapBase() <= heapReserve() - L)
+    return reinterpret_cast<void *>(A);
+  auto *R = static_cast<RestoreCtx *>(C);
+  if (!R->Bad)
+    snprintf(R->Why, R->WhyCap, "heap range 0x%llx+%llu outside the region",
+             (unsigned long long)A, (unsigned long long)L);
+  R->Bad = true;
+  return nullptr;
+}
+
+void *stackSink(uint64_t A, uint64_t L, void *C) {
+  if (A >= RT.StackLow && A + L == RT.StackHigh)
+    return reinterpret_cast<void *>(A);
+  auto *R = static_cast<RestoreCtx *>(C);
+  if (!R->Bad)
+    snprintf(R->Why, R->WhyCap,
+             "the saved stack (%llu bytes) does not fit the program stack "
+             "(%zu bytes; set CCC_STACK_SIZE as in the first run)",
+             (unsigned long long)L, (size_t)(RT.StackHigh - RT.StackLow));
+  R->Bad = true;
+  return nullptr;
+}
+
+[[noreturn]] __attribute__((noinline, no_stack_protector)) void
+jumpToSavedContext() {
+  pthread_sigmask(SIG_SETMASK, reinterpret_cast<sigset_t *>(RT.Ctx.SigMask),
+                  nullptr);
+  errno = RT.Ctx.Errno;
+  // Frames on the restored stack were protected with the old process's
+  // canary; nothing after this line returns through a protected frame.
+  asm volatile("movq %0, %%fs:0x28" ::"r"(RT.Ctx.StackCanary) : "memory");
+  __ccc_ctx_restore(&RT.Ctx);
+}
+
+// Checks everything that can be checked before touching memory, then writes
+// the image back. False (with Why) if this image cannot be used.
+bool restoreFrom(const char *Path, char *Why, size_t WhyCap) {
+  ImageReader R;
+  if (!R.open(Path)) {
+    snprintf(Why, WhyCap, "%s", R.error());
+    return false;
+  }
+  const ImageHeader &H = R.header();
+  if (H.AbiVersion != CCC_ABI_VERSION) {
+    snprintf(Why, WhyCap, "written by a ccc with ABI %u (this is %u)",
+             H.AbiVersion, CCC_ABI_VERSION);
+    return false;
+  }
+  if (H.BuildIdLen != RT.BuildIdLen ||
+      memcmp(H.BuildId, RT.BuildId, RT.BuildIdLen) != 0) {
+    snprintf(Why, WhyCap, "written by another build of %s (build id "
+                          "differs): the program was recompiled",
+             H.ProgramName);
+    return false;
+  }
+  if (H.Rank != 0 || H.NRanks != 1) {
+    snprintf(Why, WhyCap, "image of rank %u of %u, this is a serial run",
+             H.Rank, H.NRanks);
+    return false;
+  }
+  const SectionEntry *SCtx = R.find(SecContext), *SRt = R.find(SecRuntime),
+                     *SMap = R.find(SecLoadMap), *SG = R.find(SecGlobals),
+                     *SH = R.find(SecHeap), *SS = R.find(SecStack);
+  if (!SCtx || !SRt || !SMap || !SG || !SH || !SS) {
+    snprintf(Why, WhyCap, "a section is missing");
+    return false;
+  }
+  static char SavedMap[sizeof(RT.LoadMap)];
+  memset(SavedMap, 0, sizeof(SavedMap));
+  SavedContext Ctx;
+  RuntimeState State;
+  if (!R.readBlob(*SCtx, &Ctx, sizeof(Ctx)) ||
+      !R.readBlob(*SRt, &State, sizeof(State)) ||
+      !R.readBlob(*SMap, SavedMap, sizeof(SavedMap) - 1)) {
+    snprintf(Why, WhyCap, "%s", R.error());
+    return false;
+  }
+  if (!loadMapsCompatible(SavedMap, RT.LoadMap, Why, WhyCap))
+    return false;
+  if (State.HeapBase != heapBase() || State.HeapReserve > heapReserve()) {
+    snprintf(Why, WhyCap,
+             "heap region 0x%llx (%llu bytes) does not fit this run's "
+             "(0x%lx, %zu bytes; set CCC_HEAP_RESERVE as in the first run)",
+             (unsigned long long)State.HeapBase,
+             (unsigned long long)State.HeapReserve, (unsigned long)heapBase(),
+             heapReserve());
+    return false;
+  }
+  RestoreCtx RC = {Why, WhyCap, false};
+  if (!R.readRanges(*SG, globalSink, &RC) || RC.Bad ||
+      !R.readRanges(*SH, heapSink, &RC) || RC.Bad ||
+      !R.readRanges(*SS, stackSink, &RC) || RC.Bad) {
+    if (!RC.Bad)
+      snprintf(Why, WhyCap, "%s", R.error());
+    return false;
+  }
+  RT.Ctx = Ctx;
+  RT.State = State;
+  RT.State.Restarts++;
+  return true;
+}
+
+// Tries the committed versions newest first. Returns only if there is
+// nothing to restart from and that is allowed.
+void restartIfPossible() {
+  if (Cfg.Restart == RestartMode::Never)
+    return;
+  uint64_t Versions[256];
+  int N = listCommitted(Cfg.Dir, Cfg.Name, Versions, 256);
+  if (N == 0) {
+    if (Cfg.Restart == RestartMode::Require)
+      fatal("CCC_RESTART=require but %s has no committed checkpoint of %s",
+            Cfg.Dir, Cfg.Name);
+    return;
+  }
+  for (int I = 0; I < N; ++I) {
+    char Path[kPathMax], Why[1024] = {0};
+    imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], 0);
+    // Start from a clean region so nothing of a rejected image remains.
+    if (heapIsMapped())
+      heapUnmap();
+    if (!heapMap(kHeapBase, Cfg.HeapReserve, false))
+      fatal("cannot map the heap region at 0x%lx: %s",
+            (unsigned long)kHeapBase, strerror(errno));
+    if (restoreFrom(Path, Why, sizeof(Why))) {
+      CCC_INFO("restarting from %s (checkpoint %llu)", Path,
+               (unsigned long long)Versions[I]);
+      RT.Restarted = true;
+      RT.Ready = true;
+      startTriggers();
+      jumpToSavedContext();
+    }
+    logMessage("cannot restart from %s: %s%s", Path, Why,
+               I + 1 < N ? "; trying the previous checkpoint" : "");
+  }
+  fatal("no usable checkpoint of %s in %s (none of %d committed "
+        "version%s could be restored); nothing was deleted. Start afresh "
+        "with CCC_RESTART=never, or use another CCC_DIR",
+        Cfg.Name, Cfg.Dir, N, N == 1 ? "" : "s");
+}
+
+//===-- Fresh start -------------------------------------------------------===//
+
+struct MainArgs {
+  int Argc;
+  char **Argv, **Envp;
+};
+
+// argv and envp are copied into the heap region: main's frame holds pointers
+// to them, and the process stack they live on moves between runs.
+char **copyStrings(char **V, int *CountOut) {
+  int N = 0;
+  while (V[N])
+    ++N;
+  char **Out = static_cast<char **>(__ccc_malloc((N + 1) * sizeof(char *)));
+  if (!Out)
+    fatal("out of memory copying arguments");
+  for (int I = 0; I < N; ++I)
+    Out[I] = __ccc_strdup(V[I]);
+  Out[N] = nullptr;
+  if (CountOut)
+    *CountOut = N;
+  return Out;
+}
+
+[[noreturn]] void runUserMain(void *P) {
+  auto *A = static_cast<MainArgs *>(P);
+  int R = __ccc_user_main(A->Argc, A->Argv, A->Envp);
+  exit(R);
+}
+
+} // namespace
+
+[[noreturn]] void runtimeStart(int Argc, char **Argv, char **Envp) {
+  RT.BuildIdLen = executableBuildId(RT.BuildId, sizeof(RT.BuildId));
+  RT.LoadMapLen = currentLoadMap(RT.LoadMap, sizeof(RT.LoadMap));
+  openStore();
+  mapStack();
+  installOverflowReporter();
+  restartIfPossible();
+
+  // Instrumented static constructors may have mapped it already.
+  if (!heapIsMapped() && !heapMap(kHeapBase, Cfg.HeapReserve, true))
+    fatal("cannot map the heap region at 0x%lx: %s", (unsigned long)kHeapBase,
+          strerror(errno));
+  auto *A = static_cast<MainArgs *>(__ccc_malloc(sizeof(MainArgs)));
+  A->Argv = copyStrings(Argv, &A->Argc);
+  A->Envp = copyStrings(Envp, nullptr);
+  (void)Argc;
+  startTriggers();
+  RT.Ready = true;
+  __ccc_run_on_stack(runUserMain, A, reinterpret_cast<void *>(RT.StackHigh));
+}
+} // namespace ccc
+
+//===-- The API -----------------------------------------------------------===//
+
+using namespace ccc;
+
+extern "C" int __ccc_checkpoint_slow(int Kind) {
+  if (Kind == CCC_SITE_MAYBE && !__ccc_pending)
+    return CCC_NONE;
+  if (!RT.Ready) {
+    static bool Warned;
+    if (!Warned && !Cfg.Disabled)
+      logMessage("ccc_checkpoint() called before main or in a program not "
+                 "built with the ccc pass: no checkpoint taken");
+    Warned = true;
+    return CCC_NONE;
+  }
+  if (!onProgramStack()) {
+    static bool Warned;
+    if (!Warned)
+      logMessage("ccc_checkpoint() called outside the main thread: no "
+                 "checkpoint taken (sites must be on the main thread)");
+    Warned = true;
+    return CCC_NONE;
+  }
+  __ccc_pending = 0;
+  return takeCheckpoint();
+}
+
+extern "C" int ccc_checkpoint(void) {
+  if (!__ccc_pending)
+    return CCC_NONE;
+  return __ccc_checkpoint_slow(CCC_SITE_MAYBE);
+}
+
+extern "C" int ccc_checkpoint_force(void) {
+  return __ccc_checkpoint_slow(CCC_SITE_FORCE);
+}
+
+extern "C" int ccc_restarted(void) { return RT.Restarted; }

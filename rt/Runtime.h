@@ -1,0 +1,28 @@
+//===- Runtime.h - ccc runtime: start, checkpoint, restart ------*- C++ -*-===//
+#ifndef CCC_RT_RUNTIME_H
+#define CCC_RT_RUNTIME_H
+
+#include "ImageFormat.h"
+
+#include <cstdint>
+
+extern "C" {
+// Defined by the pass in the module that had `main`.
+int __ccc_user_main(int, char **, char **);
+// Context.S
+int __ccc_ctx_save(ccc::SavedContext *) __attribute__((returns_twice));
+[[noreturn]] void __ccc_ctx_restore(const ccc::SavedContext *);
+[[noreturn]] void __ccc_run_on_stack(void (*)(void *), void *, void *);
+}
+
+namespace ccc {
+// Fixed address of the top of main's stack (grows down from here).
+constexpr uintptr_t kStackTop = 0x1ff000000000ULL;
+// Bytes below the saved rsp that are kept too (the SysV red zone).
+constexpr uint64_t kRedZone = 128;
+
+// Sets up heap and stack, restarts from an image or runs the program's main
+// on the fixed stack. Never returns.
+[[noreturn]] void runtimeStart(int Argc, char **Argv, char **Envp);
+} // namespace ccc
+#endif

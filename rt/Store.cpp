@@ -1,0 +1,212 @@
+//===- Store.cpp - Images and commit records in CCC_DIR -------------------===//
+#include "Store.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ccc {
+
+void imagePath(char *Buf, const char *Dir, const char *Name, uint64_t Version,
+               uint32_t Rank) {
+  snprintf(Buf, kPathMax, "%s/%s.v%06llu.r%u.ccc", Dir, Name,
+           (unsigned long long)Version, Rank);
+}
+
+void commitPath(char *Buf, const char *Dir, const char *Name,
+                uint64_t Version) {
+  snprintf(Buf, kPathMax, "%s/%s.v%06llu.commit", Dir, Name,
+           (unsigned long long)Version);
+}
+
+bool parseStoreName(const char *File, char *Name, size_t NameCap,
+                    uint64_t *Version, uint32_t *Rank, char *Kind) {
+  // The name may itself contain ".v"; take the last ".v<digits>.".
+  const char *V = nullptr;
+  for (const char *P = strstr(File, ".v"); P; P = strstr(P + 1, ".v"))
+    if (P[2] >= '0' && P[2] <= '9')
+      V = P;
+  if (!V || (size_t)(V - File) >= NameCap || V == File)
+    return false;
+  char *End;
+  unsigned long long Ver = strtoull(V + 2, &End, 10);
+  if (End == V + 2)
+    return false;
+  memcpy(Name, File, V - File);
+  Name[V - File] = 0;
+  *Version = Ver;
+  *Rank = 0;
+  if (!strcmp(End, ".commit")) {
+    *Kind = 'c';
+    return true;
+  }
+  if (strncmp(End, ".r", 2) != 0)
+    return false;
+  char *End2;
+  unsigned long R = strtoul(End + 2, &End2, 10);
+  if (End2 == End + 2 || strcmp(End2, ".ccc") != 0)
+    return false;
+  *Rank = R;
+  *Kind = 'i';
+  return true;
+}
+
+static int descending(const void *A, const void *B) {
+  uint64_t X = *static_cast<const uint64_t *>(A);
+  uint64_t Y = *static_cast<const uint64_t *>(B);
+  return X < Y ? 1 : X > Y ? -1 : 0;
+}
+
+int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max) {
+  DIR *D = opendir(Dir);
+  if (!D)
+    return 0;
+  int N = 0;
+  char NameBuf[256];
+  while (struct dirent *E = readdir(D)) {
+    uint64_t Ver;
+    uint32_t Rank;
+    char Kind;
+    if (parseStoreName(E->d_name, NameBuf, sizeof(NameBuf), &Ver, &Rank,
+                       &Kind) &&
+        Kind == 'c' && !strcmp(NameBuf, Name) && N < Max)
+      Out[N++] = Ver;
+  }
+  closedir(D);
+  qsort(Out, N, sizeof(uint64_t), descending);
+  return N;
+}
+
+uint64_t highestVersion(const char *Dir, const char *Name) {
+  DIR *D = opendir(Dir);
+  if (!D)
+    return 0;
+  uint64_t Max = 0;
+  size_t NL = strlen(Name);
+  while (struct dirent *E = readdir(D)) {
+    const char *F = E->d_name;
+    if (strncmp(F, Name, NL) != 0 || F[NL] != '.' || F[NL + 1] != 'v')
+      continue;
+    char *End;
+    unsigned long long V = strtoull(F + NL + 2, &End, 10);
+    if (End != F + NL + 2 && *End == '.' && V > Max)
+      Max = V;
+  }
+  closedir(D);
+  return Max;
+}
+
+static bool syncDir(const char *Dir) {
+  int Fd = open(Dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (Fd < 0)
+    return false;
+  bool Ok = fsync(Fd) == 0;
+  close(Fd);
+  return Ok;
+}
+
+bool publish(const char *Tmp, const char *Final, const char *Dir) {
+  if (rename(Tmp, Final) != 0)
+    return false;
+  return syncDir(Dir);
+}
+
+bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
+                 uint32_t NRanks, char *Err, size_t ErrCap) {
+  char Final[kPathMax], Tmp[kPathMax + 8];
+  commitPath(Final, Dir, Name, Version);
+  snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
+  int Fd = open(Tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (Fd < 0) {
+    snprintf(Err, ErrCap, "cannot create %s: %s", Tmp, strerror(errno));
+    return false;
+  }
+  char Text[256];
+  int N = snprintf(Text, sizeof(Text), "ccc-commit 1\nversion %llu\nranks %u\n",
+                   (unsigned long long)Version, NRanks);
+  bool Ok = write(Fd, Text, N) == N && fsync(Fd) == 0;
+  if (!Ok && errno == 0)
+    errno = ENOSPC;
+  int SavedErrno = errno;
+  Ok = (close(Fd) == 0) && Ok;
+  if (Ok && !publish(Tmp, Final, Dir)) {
+    SavedErrno = errno;
+    Ok = false;
+  }
+  if (!Ok) {
+    snprintf(Err, ErrCap, "cannot write %s: %s", Final, strerror(SavedErrno));
+    unlink(Tmp);
+  }
+  return Ok;
+}
+
+void pruneVersions(const char *Dir, const char *Name, int Keep) {
+  uint64_t Committed[1024];
+  int N = listCommitted(Dir, Name, Committed, 1024);
+  if (N == 0)
+    return;
+  uint64_t Oldest = Committed[N < Keep ? N - 1 : Keep - 1];
+  char P[kPathMax];
+  for (int I = Keep; I < N; ++I) {
+    commitPath(P, Dir, Name, Committed[I]);
+    unlink(P);
+  }
+  syncDir(Dir);
+  DIR *D = opendir(Dir);
+  if (!D)
+    return;
+  char NameBuf[256];
+  while (struct dirent *E = readdir(D)) {
+    uint64_t Ver;
+    uint32_t Rank;
+    char Kind;
+    if (parseStoreName(E->d_name, NameBuf, sizeof(NameBuf), &Ver, &Rank,
+                       &Kind) &&
+        Kind == 'i' && !strcmp(NameBuf, Name) && Ver < Oldest) {
+      snprintf(P, sizeof(P), "%s/%s", Dir, E->d_name);
+      unlink(P);
+    }
+  }
+  closedir(D);
+}
+
+void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank) {
+  DIR *D = opendir(Dir);
+  if (!D)
+    return;
+  char Suffix[32], P[kPathMax];
+  snprintf(Suffix, sizeof(Suffix), ".r%u.ccc.tmp", Rank);
+  size_t NL = strlen(Name), SL = strlen(Suffix);
+  while (struct dirent *E = readdir(D)) {
+    const char *F = E->d_name;
+    size_t FL = strlen(F);
+    bool Mine = !strncmp(F, Name, NL) && F[NL] == '.' && FL > SL &&
+                (!strcmp(F + FL - SL, Suffix) ||
+                 (Rank == 0 && FL > 11 && !strcmp(F + FL - 11, ".commit.tmp")));
+    if (Mine) {
+      snprintf(P, sizeof(P), "%s/%s", Dir, F);
+      unlink(P);
+    }
+  }
+  closedir(D);
+}
+
+bool makeDirectories(const char *Dir) {
+  char P[kPathMax];
+  snprintf(P, sizeof(P), "%s", Dir);
+  for (char *S = P + 1; *S; ++S) {
+    if (*S != '/')
+      continue;
+    *S = 0;
+    if (mkdir(P, 0755) != 0 && errno != EEXIST)
+      return false;
+    *S = '/';
+  }
+  return mkdir(P, 0755) == 0 || errno == EEXIST;
+}
+} // namespace ccc

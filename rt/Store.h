@@ -1,0 +1,50 @@
+//===- Store.h - Images and commit records in CCC_DIR -----------*- C++ -*-===//
+//
+// File naming and the commit protocol on disk:
+//   NAME.vSEQ.rRANK.ccc   one rank's image of checkpoint version SEQ
+//   NAME.vSEQ.commit      written after every rank's image is durable; a
+//                         version without it never counts
+//   *.tmp                 files being written (renamed when complete)
+// Shared by the runtime and the `ckpt` tool.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_RT_STORE_H
+#define CCC_RT_STORE_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ccc {
+constexpr size_t kPathMax = 4096 + 512;
+
+void imagePath(char *Buf, const char *Dir, const char *Name, uint64_t Version,
+               uint32_t Rank);
+void commitPath(char *Buf, const char *Dir, const char *Name,
+                uint64_t Version);
+
+// Committed versions of NAME in DIR, newest first. Returns how many (at most
+// Max).
+int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max);
+// The highest version of any file (image, commit or tmp) of NAME, or 0.
+uint64_t highestVersion(const char *Dir, const char *Name);
+
+// Durably renames Tmp to Final (fsync of the directory included).
+bool publish(const char *Tmp, const char *Final, const char *Dir);
+// Writes the commit record of Version (after all images are durable).
+bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
+                 uint32_t NRanks, char *Err, size_t ErrCap);
+// Deletes all but the newest Keep committed versions, and images of
+// versions that were never committed and are older than the newest commit.
+// The commit record goes first so a crash leaves no half-deleted version
+// that looks committed.
+void pruneVersions(const char *Dir, const char *Name, int Keep);
+// Removes NAME's *.tmp files of Rank left by a killed writer.
+void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank);
+// mkdir -p.
+bool makeDirectories(const char *Dir);
+
+// Parses "NAME.vSEQ.rRANK.ccc" / "NAME.vSEQ.commit"; Kind is 'i' or 'c'.
+bool parseStoreName(const char *File, char *Name, size_t NameCap,
+                    uint64_t *Version, uint32_t *Rank, char *Kind);
+} // namespace ccc
+#endif

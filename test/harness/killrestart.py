@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Kill/restart harness: proves a program survives SIGKILL bit-identically.
+
+For every test that kills and restarts (serial now, MPI later), and never to
+be weakened to make a case pass:
+
+ 1. Runs the reference command uninterrupted and keeps its stdout.
+ 2. Per trial, in a fresh CCC_DIR: starts the ccc-built command with
+    timer-triggered checkpoints, waits until a checkpoint is committed (or,
+    with --during-write, until an image is being written), SIGKILLs the whole
+    process group at a random moment, starts the same command again, and
+    repeats for a random number of kills; the last run goes to completion.
+ 3. Requires: every run started after a commit reports that it restarted
+    (a silent fresh start would also give the right answer and prove
+    nothing), the final run exits 0, and its stdout is byte-identical to the
+    reference.
+Exit status 0 only if every trial passed.
+"""
+import argparse
+import glob
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def committed(d):
+    return sorted(glob.glob(os.path.join(d, "*.commit")))
+
+
+def writing(d):
+    return glob.glob(os.path.join(d, "*.ccc.tmp"))
+
+
+def cleanup_mpi_leftovers(before):
+    # A SIGKILLed Open MPI job leaves its session directory and shared-memory
+    # segments behind; remove what appeared during this run.
+    for pat in ("/dev/shm/vader_segment.*", "/tmp/ompi.*"):
+        for p in set(glob.glob(pat)) - before:
+            shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) else \
+                (os.path.exists(p) and os.unlink(p))
+
+
+def snapshot_leftovers():
+    return set(glob.glob("/dev/shm/vader_segment.*")) | set(glob.glob("/tmp/ompi.*"))
+
+
+class Run:
+    def __init__(self, cmd, env, log_prefix):
+        self.out = open(log_prefix + ".out", "w+b")
+        self.err = open(log_prefix + ".err", "w+b")
+        self.p = subprocess.Popen(cmd, env=env, stdout=self.out,
+                                  stderr=self.err, start_new_session=True)
+        self.start = time.monotonic()
+
+    def kill(self):
+        try:
+            os.killpg(self.p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.p.wait()
+
+    def stdout(self):
+        self.out.seek(0)
+        return self.out.read()
+
+    def stderr(self):
+        self.err.seek(0)
+        return self.err.read().decode(errors="replace")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--name", required=True, help="label for messages")
+    ap.add_argument("--ref", required=True,
+                    help="reference command (shell words), run uninterrupted")
+    ap.add_argument("--trials", type=int, default=10)
+    ap.add_argument("--max-kills", type=int, default=3)
+    ap.add_argument("--interval", default="0.2", help="CCC_INTERVAL")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--during-write", action="store_true",
+                    help="kill while an image is being written")
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--keep", action="store_true", help="keep trial dirs")
+    ap.add_argument("--env", action="append", default=[],
+                    help="extra VAR=VALUE for the checkpointed runs")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER,
+                    help="-- command to checkpoint, kill and restart")
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    if not cmd:
+        ap.error("no command after --")
+    seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), "little")
+    rng = random.Random(seed)
+    print(f"[{a.name}] seed {seed} (rerun with --seed {seed})", flush=True)
+
+    t0 = time.monotonic()
+    ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=a.timeout)
+    ref_time = time.monotonic() - t0
+    if ref.returncode != 0:
+        print(f"[{a.name}] FAIL: reference exited {ref.returncode}\n"
+              f"{ref.stderr.decode(errors='replace')}")
+        return 1
+    if not ref.stdout.strip():
+        print(f"[{a.name}] FAIL: reference printed nothing to compare")
+        return 1
+
+    work = tempfile.mkdtemp(prefix=f"ccc-kr-{a.name}-")
+    failures = kills_total = restarts_total = 0
+    for trial in range(a.trials):
+        d = os.path.join(work, f"t{trial}")
+        os.makedirs(d)
+        env = dict(os.environ, CCC_DIR=os.path.join(d, "ckpt"),
+                   CCC_INTERVAL=a.interval, CCC_VERBOSE="1")
+        for kv in a.env:
+            k, _, v = kv.partition("=")
+            env[k] = v
+        kills_wanted = rng.randint(1, a.max_kills)
+        kills = 0
+        run_no = 0
+        problem = None
+        leftovers = snapshot_leftovers()
+        while True:
+            had_commit = bool(committed(env["CCC_DIR"]))
+            r = Run(cmd, env, os.path.join(d, f"run{run_no}"))
+            run_no += 1
+            killed = False
+            if kills < kills_wanted:
+                # Wait for something worth killing: a committed checkpoint
+                # (or one being written), then kill at a random moment.
+                delay = rng.uniform(0, max(ref_time, 0.2) * 0.8)
+                deadline = time.monotonic() + a.timeout
+                armed_at = None
+                while r.p.poll() is None and time.monotonic() < deadline:
+                    if armed_at is None:
+                        if (a.during_write and committed(env["CCC_DIR"])
+                                and writing(env["CCC_DIR"])):
+                            armed_at = time.monotonic()
+                            delay = rng.uniform(0, 0.02)
+                        elif not a.during_write and committed(env["CCC_DIR"]):
+                            armed_at = time.monotonic()
+                    if armed_at is not None and time.monotonic() - armed_at >= delay:
+                        r.kill()
+                        killed = True
+                        break
+                    time.sleep(0.002)
+            if not killed:
+                try:
+                    r.p.wait(timeout=a.timeout)
+                except subprocess.TimeoutExpired:
+                    r.kill()
+                    problem = f"run {run_no} timed out"
+                    break
+            err = r.stderr()
+            if had_commit and "ccc: restarting from" not in err:
+                problem = f"run {run_no} did not restart though a commit existed:\n{err[-2000:]}"
+                break
+            if had_commit:
+                restarts_total += 1
+            if killed:
+                kills += 1
+                kills_total += 1
+                continue
+            if r.p.returncode != 0:
+                problem = f"run {run_no} exited {r.p.returncode}:\n{err[-2000:]}"
+                break
+            if r.stdout() != ref.stdout:
+                problem = (f"output differs from the reference after {kills} kills\n"
+                           f"--- reference\n{ref.stdout.decode(errors='replace')[:2000]}\n"
+                           f"--- got\n{r.stdout().decode(errors='replace')[:2000]}")
+            break
+        cleanup_mpi_leftovers(leftovers)
+        if problem:
+            failures += 1
+            print(f"[{a.name}] trial {trial}: FAIL: {problem}\n  (files in {d})", flush=True)
+        else:
+            print(f"[{a.name}] trial {trial}: ok ({kills} kills, {run_no} runs)", flush=True)
+            if not a.keep:
+                shutil.rmtree(d, ignore_errors=True)
+    print(f"[{a.name}] {a.trials - failures}/{a.trials} trials identical, "
+          f"{kills_total} kills, {restarts_total} restarts, {failures} mismatches "
+          f"(reference {ref_time:.2f} s, seed {seed})", flush=True)
+    if not failures and not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
