@@ -81,5 +81,5 @@ int main(int Argc, char **Argv, char **Envp) {
   ccc::configInit();
   if (ccc::Cfg.Disabled)
     return __ccc_user_main(Argc, Argv, Envp);
-  ccc::runtimeStart(Argc, Argv, Envp);
+  ccc::runtimeStart(__ccc_user_main, Argv, Envp);
 }

@@ -480,6 +480,7 @@ void restartIfPossible() {
 struct MainArgs {
   int Argc;
   char **Argv, **Envp;
+  UserMain Main;
 };
 
 // argv and envp are copied into the heap region: main's frame holds pointers
@@ -501,13 +502,13 @@ char **copyStrings(char **V, int *CountOut) {
 
 [[noreturn]] void runUserMain(void *P) {
   auto *A = static_cast<MainArgs *>(P);
-  int R = __ccc_user_main(A->Argc, A->Argv, A->Envp);
+  int R = A->Main(A->Argc, A->Argv, A->Envp);
   exit(R);
 }
 
 } // namespace
 
-[[noreturn]] void runtimeStart(int Argc, char **Argv, char **Envp) {
+[[noreturn]] void runtimeStart(UserMain Main, char **Argv, char **Envp) {
   RT.BuildIdLen = executableBuildId(RT.BuildId, sizeof(RT.BuildId));
   RT.LoadMapLen = currentLoadMap(RT.LoadMap, sizeof(RT.LoadMap));
   openStore();
@@ -522,7 +523,7 @@ char **copyStrings(char **V, int *CountOut) {
   auto *A = static_cast<MainArgs *>(__ccc_malloc(sizeof(MainArgs)));
   A->Argv = copyStrings(Argv, &A->Argc);
   A->Envp = copyStrings(Envp, nullptr);
-  (void)Argc;
+  A->Main = Main;
   startTriggers();
   RT.Ready = true;
   __ccc_run_on_stack(runUserMain, A, reinterpret_cast<void *>(RT.StackHigh));

@@ -21,8 +21,11 @@ constexpr uintptr_t kStackTop = 0x1ff000000000ULL;
 // Bytes below the saved rsp that are kept too (the SysV red zone).
 constexpr uint64_t kRedZone = 128;
 
+typedef int (*UserMain)(int, char **, char **);
 // Sets up heap and stack, restarts from an image or runs the program's main
-// on the fixed stack. Never returns.
-[[noreturn]] void runtimeStart(int Argc, char **Argv, char **Envp);
+// on the fixed stack. Never returns. (Main is passed in so that only Entry.o
+// refers to __ccc_user_main: a program built without the pass can still link
+// the runtime for ccc_checkpoint().)
+[[noreturn]] void runtimeStart(UserMain Main, char **Argv, char **Envp);
 } // namespace ccc
 #endif

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs the Debian 12 packages ccc needs to build and test, if missing.
+set -eu
+PKGS="clang-19 llvm-19-dev llvm-19-tools lld-19 libzstd-dev zstd cmake ninja-build python3 procps"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "ccc: installing$missing" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
