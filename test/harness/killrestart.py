@@ -99,8 +99,13 @@ def main():
     rng = random.Random(seed)
     print(f"[{a.name}] seed {seed} (rerun with --seed {seed})", flush=True)
 
+    work = tempfile.mkdtemp(prefix=f"ccc-kr-{a.name}-")
+    # The reference never checkpoints and never restarts.
+    ref_env = dict(os.environ, CCC_DIR=os.path.join(work, "ref"),
+                   CCC_RESTART="never", CCC_INTERVAL="0")
     t0 = time.monotonic()
-    ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=a.timeout)
+    ref = subprocess.run(a.ref, shell=True, capture_output=True,
+                         timeout=a.timeout, env=ref_env)
     ref_time = time.monotonic() - t0
     if ref.returncode != 0:
         print(f"[{a.name}] FAIL: reference exited {ref.returncode}\n"
@@ -110,7 +115,6 @@ def main():
         print(f"[{a.name}] FAIL: reference printed nothing to compare")
         return 1
 
-    work = tempfile.mkdtemp(prefix=f"ccc-kr-{a.name}-")
     failures = kills_total = restarts_total = 0
     for trial in range(a.trials):
         d = os.path.join(work, f"t{trial}")

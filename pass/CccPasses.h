@@ -1,0 +1,35 @@
+//===- CccPasses.h - The ccc instrumentation passes -------------*- C++ -*-===//
+//
+// Four module passes, each idempotent, run in this order by `-passes=ccc`
+// and by -fpass-plugin at PipelineStart:
+//   ccc-entry    renames main so the runtime's main runs first
+//   ccc-heap     routes heap calls to the runtime's fixed-address allocator
+//   ccc-globals  registers writable globals and thread-locals for saving
+//   ccc-sites    inlines the fast path of each ccc_checkpoint() site
+// Names and layouts they share with the runtime are in include/ccc/abi.h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_PASS_CCCPASSES_H
+#define CCC_PASS_CCCPASSES_H
+
+#include "llvm/IR/PassManager.h"
+
+namespace ccc {
+struct EntryRenamePass : llvm::PassInfoMixin<EntryRenamePass> {
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
+  static bool isRequired() { return true; }
+};
+struct HeapCallsPass : llvm::PassInfoMixin<HeapCallsPass> {
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
+  static bool isRequired() { return true; }
+};
+struct GlobalTablePass : llvm::PassInfoMixin<GlobalTablePass> {
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
+  static bool isRequired() { return true; }
+};
+struct CheckpointSitesPass : llvm::PassInfoMixin<CheckpointSitesPass> {
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
+  static bool isRequired() { return true; }
+};
+} // namespace ccc
+#endif

@@ -1,0 +1,118 @@
+//===- GlobalTable.cpp - Register writable globals for checkpointing ------===//
+//
+// For each writable global the module defines, emits one record
+//   { ptr addr, i64 size, ptr name, i32 flags, i32 0 }   (ccc_global_record)
+// in the ELF section "ccc_globals"; the linker concatenates the records of
+// all modules and the runtime walks __start_/__stop_ccc_globals. No
+// constructor runs, so static libraries and link order need nothing special.
+// Thread-locals get a getter function, since their address is per thread.
+// A global already described by a record is skipped: running twice, or on
+// an LTO-merged module, adds nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "CccPasses.h"
+
+#include "ccc/abi.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#define DEBUG_TYPE "ccc-globals"
+STATISTIC(NumGlobalsRegistered, "Number of globals registered");
+STATISTIC(NumTlsRegistered, "Number of thread-locals registered");
+
+using namespace llvm;
+
+static bool isOurs(const GlobalVariable &G) {
+  return G.getName().starts_with("llvm.") ||
+         G.getName().starts_with("__ccc_") ||
+         G.getSection() == CCC_GLOBALS_SECTION ||
+         G.getSection().starts_with("llvm.");
+}
+
+// The global a record's first field refers to (through a TLS getter too).
+static const GlobalValue *describedBy(const GlobalVariable &Rec) {
+  if (!Rec.hasInitializer())
+    return nullptr;
+  auto *CS = dyn_cast<ConstantStruct>(Rec.getInitializer());
+  if (!CS || CS->getNumOperands() < 1)
+    return nullptr;
+  const Value *V = CS->getOperand(0)->stripPointerCasts();
+  if (auto *F = dyn_cast<Function>(V)) {
+    // TLS getter: its returned value names the variable.
+    for (const Instruction &I : F->getEntryBlock())
+      if (auto *II = dyn_cast<IntrinsicInst>(&I))
+        if (II->getIntrinsicID() == Intrinsic::threadlocal_address)
+          return dyn_cast<GlobalValue>(II->getArgOperand(0));
+    return nullptr;
+  }
+  return dyn_cast<GlobalValue>(V);
+}
+
+PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
+                                            ModuleAnalysisManager &) {
+  SmallPtrSet<const GlobalValue *, 32> Done;
+  for (GlobalVariable &G : M.globals())
+    if (G.getSection() == CCC_GLOBALS_SECTION)
+      if (const GlobalValue *D = describedBy(G))
+        Done.insert(D);
+
+  SmallVector<GlobalVariable *, 32> Todo;
+  const DataLayout &DL = M.getDataLayout();
+  for (GlobalVariable &G : M.globals()) {
+    if (G.isDeclaration() || G.hasAvailableExternallyLinkage() ||
+        G.isConstant() || isOurs(G) || Done.count(&G))
+      continue;
+    if (DL.getTypeAllocSize(G.getValueType()).getKnownMinValue() == 0)
+      continue;
+    Todo.push_back(&G);
+  }
+  if (Todo.empty())
+    return PreservedAnalyses::all();
+
+  LLVMContext &C = M.getContext();
+  PointerType *Ptr = PointerType::getUnqual(C);
+  Type *I64 = Type::getInt64Ty(C), *I32 = Type::getInt32Ty(C);
+  StructType *RecTy = StructType::get(C, {Ptr, I64, Ptr, I32, I32});
+  SmallVector<GlobalValue *, 32> Used;
+  for (GlobalVariable *G : Todo) {
+    uint64_t Size = DL.getTypeAllocSize(G->getValueType()).getFixedValue();
+    Constant *Addr = G;
+    uint32_t Flags = 0;
+    if (G->isThreadLocal()) {
+      Function *Get = Function::Create(FunctionType::get(Ptr, false),
+                                       GlobalValue::InternalLinkage,
+                                       "__ccc_tls_get." + G->getName(), M);
+      IRBuilder<> B(BasicBlock::Create(C, "entry", Get));
+      B.CreateRet(B.CreateThreadLocalAddress(G));
+      Addr = Get;
+      Flags = CCC_GLOBAL_TLS;
+      ++NumTlsRegistered;
+    } else {
+      ++NumGlobalsRegistered;
+    }
+    Constant *NameStr = ConstantDataArray::getString(C, G->getName());
+    auto *Name = new GlobalVariable(M, NameStr->getType(), true,
+                                    GlobalValue::PrivateLinkage, NameStr,
+                                    "__ccc_gname." + G->getName());
+    Name->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    Constant *Init = ConstantStruct::get(
+        RecTy, {Addr, ConstantInt::get(I64, Size), Name,
+                ConstantInt::get(I32, Flags), ConstantInt::get(I32, 0)});
+    auto *Rec = new GlobalVariable(M, RecTy, false,
+                                   GlobalValue::PrivateLinkage, Init,
+                                   "__ccc_gr." + G->getName());
+    Rec->setSection(CCC_GLOBALS_SECTION);
+    Rec->setAlignment(Align(8));
+    // Dropped with the global when the linker discards its comdat copy.
+    if (Comdat *CD = G->getComdat())
+      Rec->setComdat(CD);
+    Used.push_back(Rec);
+  }
+  appendToCompilerUsed(M, Used);
+  return PreservedAnalyses::none();
+}

@@ -1,0 +1,52 @@
+//===- HeapCalls.cpp - Route heap calls to the runtime --------------------===//
+//
+// Every call of the module to a libc function that returns heap memory (the
+// list is CCC_HEAP_FUNCTIONS in ccc/abi.h) is redirected, with all other
+// uses such as `&malloc`, to the runtime's __ccc_ version, which allocates
+// in the fixed-address region that a checkpoint saves. A module that
+// defines one of these functions itself (its own allocator) is left alone.
+// Running at PipelineStart means LLVM has not yet folded anything into these
+// calls; the runtime names are not library builtins, so it never will.
+//
+//===----------------------------------------------------------------------===//
+#include "CccPasses.h"
+
+#include "ccc/abi.h"
+
+#include "llvm/ADT/Statistic.h"
+#include "llvm/IR/Module.h"
+
+#define DEBUG_TYPE "ccc-heap"
+STATISTIC(NumHeapFunctionsRouted, "Number of heap functions routed");
+
+using namespace llvm;
+
+namespace {
+struct Route {
+  const char *From, *To;
+};
+#define CCC_ROUTE(From, To) {#From, #To},
+const Route Routes[] = {CCC_HEAP_FUNCTIONS(CCC_ROUTE)};
+#undef CCC_ROUTE
+} // namespace
+
+PreservedAnalyses ccc::HeapCallsPass::run(Module &M, ModuleAnalysisManager &) {
+  bool Changed = false;
+  for (const Route &R : Routes) {
+    Function *F = M.getFunction(R.From);
+    if (!F || !F->isDeclaration() || F->use_empty())
+      continue;
+    FunctionCallee To = M.getOrInsertFunction(R.To, F->getFunctionType());
+    if (auto *ToF = dyn_cast<Function>(To.getCallee())) {
+      // Keep only attributes that say nothing about libc semantics.
+      ToF->setCallingConv(F->getCallingConv());
+      if (F->doesNotThrow())
+        ToF->setDoesNotThrow();
+    }
+    F->replaceAllUsesWith(To.getCallee());
+    F->eraseFromParent();
+    ++NumHeapFunctionsRouted;
+    Changed = true;
+  }
+  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}

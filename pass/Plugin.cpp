@@ -1,0 +1,47 @@
+//===- Plugin.cpp - Registration of the ccc pass plugin -------------------===//
+//
+// Load with `clang -fpass-plugin=libccc.so` (runs at PipelineStart, at every
+// -O level, before GlobalOpt rewrites globals) or with
+// `opt -load-pass-plugin=libccc.so -passes=ccc` (also ccc-entry, ccc-heap,
+// ccc-globals, ccc-sites one by one, for tests).
+//
+//===----------------------------------------------------------------------===//
+#include "CccPasses.h"
+
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+
+using namespace llvm;
+
+static void addAll(ModulePassManager &MPM) {
+  MPM.addPass(ccc::EntryRenamePass());
+  MPM.addPass(ccc::HeapCallsPass());
+  MPM.addPass(ccc::GlobalTablePass());
+  MPM.addPass(ccc::CheckpointSitesPass());
+}
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "ccc", "0.1", [](PassBuilder &PB) {
+            PB.registerPipelineStartEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel) {
+                  addAll(MPM);
+                });
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, ModulePassManager &MPM,
+                   ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name == "ccc")
+                    addAll(MPM);
+                  else if (Name == "ccc-entry")
+                    MPM.addPass(ccc::EntryRenamePass());
+                  else if (Name == "ccc-heap")
+                    MPM.addPass(ccc::HeapCallsPass());
+                  else if (Name == "ccc-globals")
+                    MPM.addPass(ccc::GlobalTablePass());
+                  else if (Name == "ccc-sites")
+                    MPM.addPass(ccc::CheckpointSitesPass());
+                  else
+                    return false;
+                  return true;
+                });
+          }};
+}

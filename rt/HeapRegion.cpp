@@ -1,0 +1,355 @@
+//===- HeapRegion.cpp - The fixed-address heap of the application ---------===//
+//
+// Small blocks (up to 32 KiB with their header) come from size classes, four
+// per power of two, each a LIFO free list threaded through free blocks and
+// refilled by carving spans from a bump pointer. Large blocks are page
+// multiples from an address-ordered list of free extents (first fit, merged
+// on free, their pages returned with MADV_DONTNEED) or from the bump
+// pointer. Every block has a 16-byte header: its size and kind.
+//
+//===----------------------------------------------------------------------===//
+#include "HeapRegion.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace ccc {
+namespace {
+
+constexpr uint64_t kMagic = 0x6363632d68656170ULL; // "ccc-heap"
+constexpr size_t kPage = 4096;
+constexpr size_t kSmallMax = 32768; // block size incl. header
+constexpr size_t kNumClasses = 17 + 7 * 4;
+constexpr size_t kSpan = 64 << 10;
+constexpr uint64_t KindSmall = 1, KindLarge = 2, KindAligned = 3;
+
+struct BlockHeader {
+  uint64_t Size; // block bytes incl. header; for KindAligned: offset back
+  uint64_t Kind;
+};
+struct FreeBlock {
+  FreeBlock *Next;
+};
+struct FreeExtent { // at the start of a free large extent
+  FreeExtent *Next;
+  uint64_t Size;
+};
+constexpr size_t kExtentKeep = sizeof(FreeExtent); // saved of a free extent
+
+struct RegionState { // at the region base
+  uint64_t Magic;
+  uintptr_t Bump;
+  FreeBlock *Free[kNumClasses];
+  uintptr_t SpanCur[kNumClasses], SpanEnd[kNumClasses];
+  FreeExtent *Extents; // address order
+};
+
+uintptr_t Base;
+size_t Reserve;
+std::atomic_flag Lock = ATOMIC_FLAG_INIT;
+
+inline RegionState *state() { return reinterpret_cast<RegionState *>(Base); }
+
+inline void lock() {
+  while (Lock.test_and_set(std::memory_order_acquire))
+    __builtin_ia32_pause();
+}
+inline void unlock() { Lock.clear(std::memory_order_release); }
+
+// Class index and block size for Total bytes (header included).
+inline size_t classOf(size_t Total, size_t *Size) {
+  if (Total <= 256) {
+    size_t I = (Total + 15) >> 4;
+    *Size = I << 4;
+    return I;
+  }
+  unsigned B = 63 - __builtin_clzll(Total - 1); // 2^B < Total <= 2^(B+1)
+  size_t Q = ((Total - 1) >> (B - 2)) & 3;
+  *Size = (size_t(1) << B) + ((Q + 1) << (B - 2));
+  return 17 + (B - 8) * 4 + Q;
+}
+
+void lazyInit() {
+  lock();
+  if (!Base) {
+    size_t R = kHeapDefaultReserve;
+    if (const char *E = getenv("CCC_HEAP_RESERVE"))
+      if (long long V = atoll(E); V >= (1 << 24))
+        R = V & ~(kPage - 1);
+    unlock();
+    if (!heapMap(kHeapBase, R, true)) {
+      static const char Msg[] = "ccc: cannot map the heap region\n";
+      (void)!write(2, Msg, sizeof(Msg) - 1);
+      abort();
+    }
+    return;
+  }
+  unlock();
+}
+
+// Takes Len bytes (page-rounded for large use) from the never-used area.
+uintptr_t bump(size_t Len) {
+  RegionState *S = state();
+  if (Len > Reserve - (S->Bump - Base))
+    return 0;
+  uintptr_t P = S->Bump;
+  S->Bump += Len;
+  return P;
+}
+
+void *allocSmall(size_t Total) {
+  size_t Size;
+  size_t C = classOf(Total, &Size);
+  RegionState *S = state();
+  uintptr_t P;
+  if (FreeBlock *F = S->Free[C]) {
+    S->Free[C] = F->Next;
+    P = reinterpret_cast<uintptr_t>(F);
+  } else if (S->SpanCur[C] + Size <= S->SpanEnd[C] && S->SpanCur[C]) {
+    P = S->SpanCur[C];
+    S->SpanCur[C] += Size;
+  } else {
+    size_t Span = Size * 8 > kSpan ? Size * 8 : kSpan;
+    P = bump(Span);
+    if (!P)
+      return nullptr;
+    S->SpanCur[C] = P + Size;
+    S->SpanEnd[C] = P + Span;
+  }
+  auto *H = reinterpret_cast<BlockHeader *>(P);
+  H->Size = Size;
+  H->Kind = KindSmall;
+  return H + 1;
+}
+
+void releasePages(uintptr_t Start, uintptr_t End) {
+  uintptr_t A = (Start + kPage - 1) & ~(kPage - 1);
+  if (End > A + kPage)
+    madvise(reinterpret_cast<void *>(A), End - A, MADV_DONTNEED);
+}
+
+void *allocLarge(size_t Total) {
+  size_t Len = (Total + kPage - 1) & ~(kPage - 1);
+  RegionState *S = state();
+  uintptr_t P = 0;
+  for (FreeExtent **L = &S->Extents; *L; L = &(*L)->Next) {
+    FreeExtent *E = *L;
+    if (E->Size < Len)
+      continue;
+    P = reinterpret_cast<uintptr_t>(E);
+    if (E->Size - Len >= kPage) {
+      auto *Rest = reinterpret_cast<FreeExtent *>(P + Len);
+      Rest->Next = E->Next;
+      Rest->Size = E->Size - Len;
+      *L = Rest;
+    } else {
+      Len = E->Size;
+      *L = E->Next;
+    }
+    break;
+  }
+  if (!P && !(P = bump(Len)))
+    return nullptr;
+  auto *H = reinterpret_cast<BlockHeader *>(P);
+  H->Size = Len;
+  H->Kind = KindLarge;
+  return H + 1;
+}
+
+void freeLarge(uintptr_t P, size_t Len) {
+  RegionState *S = state();
+  FreeExtent **L = &S->Extents, *Prev = nullptr;
+  while (*L && reinterpret_cast<uintptr_t>(*L) < P) {
+    Prev = *L;
+    L = &(*L)->Next;
+  }
+  auto *E = reinterpret_cast<FreeExtent *>(P);
+  E->Size = Len;
+  E->Next = *L;
+  *L = E;
+  if (E->Next && P + E->Size == reinterpret_cast<uintptr_t>(E->Next)) {
+    E->Size += E->Next->Size;
+    E->Next = E->Next->Next;
+  }
+  if (Prev && reinterpret_cast<uintptr_t>(Prev) + Prev->Size == P) {
+    Prev->Size += E->Size;
+    Prev->Next = E->Next;
+    E = Prev;
+  }
+  uintptr_t EStart = reinterpret_cast<uintptr_t>(E);
+  releasePages(EStart + kExtentKeep, EStart + E->Size);
+}
+
+void freeLocked(void *Ptr) {
+  auto *H = static_cast<BlockHeader *>(Ptr) - 1;
+  if (H->Kind == KindAligned) {
+    freeLocked(reinterpret_cast<char *>(Ptr) - H->Size);
+    return;
+  }
+  uintptr_t P = reinterpret_cast<uintptr_t>(H);
+  if (H->Kind == KindSmall) {
+    size_t Size;
+    size_t C = classOf(H->Size, &Size);
+    auto *F = reinterpret_cast<FreeBlock *>(H);
+    F->Next = state()->Free[C];
+    state()->Free[C] = F;
+  } else {
+    freeLarge(P, H->Size);
+  }
+}
+
+size_t usableLocked(void *Ptr) {
+  auto *H = static_cast<BlockHeader *>(Ptr) - 1;
+  if (H->Kind == KindAligned)
+    return usableLocked(reinterpret_cast<char *>(Ptr) - H->Size) - H->Size;
+  return H->Size - sizeof(BlockHeader);
+}
+
+} // namespace
+
+bool heapMap(uintptr_t B, size_t R, bool Fresh) {
+  void *P = mmap(reinterpret_cast<void *>(B), R, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                     MAP_FIXED_NOREPLACE,
+                 -1, 0);
+  if (P == MAP_FAILED)
+    return false;
+  if (P != reinterpret_cast<void *>(B)) { // old kernels ignore NOREPLACE
+    munmap(P, R);
+    errno = EEXIST;
+    return false;
+  }
+  Base = B;
+  Reserve = R;
+  if (Fresh) {
+    RegionState *S = state();
+    S->Magic = kMagic;
+    S->Bump = (B + sizeof(RegionState) + kPage - 1) & ~(kPage - 1);
+  }
+  return true;
+}
+
+void heapUnmap() {
+  if (Base)
+    munmap(reinterpret_cast<void *>(Base), Reserve);
+  Base = 0;
+  Reserve = 0;
+}
+bool heapIsMapped() { return Base != 0; }
+bool heapContains(const void *P) {
+  return reinterpret_cast<uintptr_t>(P) - Base < Reserve;
+}
+uintptr_t heapBase() { return Base; }
+size_t heapReserve() { return Reserve; }
+void heapLock() { lock(); }
+void heapUnlock() { unlock(); }
+
+void heapForEachUsedRange(void (*Fn)(uintptr_t, size_t, void *), void *Ctx) {
+  if (!Base)
+    return;
+  RegionState *S = state();
+  uintptr_t Cur = Base;
+  for (FreeExtent *E = S->Extents; E; E = E->Next) {
+    uintptr_t EStart = reinterpret_cast<uintptr_t>(E);
+    // The extent's list node is allocator state: keep it.
+    Fn(Cur, EStart + kExtentKeep - Cur, Ctx);
+    Cur = EStart + E->Size;
+  }
+  if (S->Bump > Cur)
+    Fn(Cur, S->Bump - Cur, Ctx);
+}
+
+size_t heapUsedBytes() {
+  size_t N = 0;
+  heapForEachUsedRange([](uintptr_t, size_t L, void *C) {
+    *static_cast<size_t *>(C) += L;
+  }, &N);
+  return N;
+}
+} // namespace ccc
+
+using namespace ccc;
+
+extern "C" void *__ccc_malloc(size_t N) {
+  if (__builtin_expect(!Base, 0))
+    lazyInit();
+  if (N > Reserve) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  size_t Total = N + sizeof(BlockHeader);
+  lock();
+  void *P = Total <= kSmallMax ? allocSmall(Total) : allocLarge(Total);
+  unlock();
+  if (!P)
+    errno = ENOMEM;
+  return P;
+}
+
+extern "C" void __ccc_free(void *P) {
+  if (!P)
+    return;
+  if (!heapContains(P)) {
+    free(P); // memory a library allocated with libc
+    return;
+  }
+  lock();
+  freeLocked(P);
+  unlock();
+}
+
+extern "C" size_t __ccc_malloc_usable_size(void *P) {
+  if (!P)
+    return 0;
+  if (!heapContains(P))
+    return malloc_usable_size(P);
+  return usableLocked(P);
+}
+
+extern "C" void *__ccc_realloc(void *P, size_t N) {
+  if (!P)
+    return __ccc_malloc(N);
+  if (!heapContains(P))
+    return realloc(P, N);
+  if (N == 0) {
+    __ccc_free(P);
+    return nullptr;
+  }
+  size_t Old = usableLocked(P);
+  // Keep the block if it fits and is not far too big.
+  if (N <= Old && N >= Old / 4)
+    return P;
+  void *Q = __ccc_malloc(N);
+  if (!Q)
+    return nullptr;
+  memcpy(Q, P, N < Old ? N : Old);
+  __ccc_free(P);
+  return Q;
+}
+
+extern "C" void *__ccc_memalign(size_t Align, size_t N) {
+  if (Align <= 16)
+    return __ccc_malloc(N);
+  if (Align & (Align - 1)) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  if (N > Reserve) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  char *Raw = static_cast<char *>(__ccc_malloc(N + Align + 16));
+  if (!Raw)
+    return nullptr;
+  uintptr_t A =
+      (reinterpret_cast<uintptr_t>(Raw) + 16 + Align - 1) & ~(uintptr_t)(Align - 1);
+  auto *H = reinterpret_cast<BlockHeader *>(A) - 1;
+  H->Size = A - reinterpret_cast<uintptr_t>(Raw);
+  H->Kind = KindAligned;
+  return reinterpret_cast<void *>(A);
+}
