@@ -140,10 +140,17 @@ def main():
                 delay = rng.uniform(0, max(ref_time, 0.2) * 0.8)
                 deadline = time.monotonic() + a.timeout
                 armed_at = None
+                stale = set(writing(env["CCC_DIR"]))
                 while r.p.poll() is None and time.monotonic() < deadline:
+                    # A restarted run is killed only once it has restarted,
+                    # so that "did it restart?" can be checked every time.
+                    if armed_at is None and had_commit and \
+                            "ccc: restarting from" not in r.stderr():
+                        time.sleep(0.002)
+                        continue
                     if armed_at is None:
                         if (a.during_write and committed(env["CCC_DIR"])
-                                and writing(env["CCC_DIR"])):
+                                and set(writing(env["CCC_DIR"])) - stale):
                             armed_at = time.monotonic()
                             delay = rng.uniform(0, 0.02)
                         elif not a.during_write and committed(env["CCC_DIR"]):

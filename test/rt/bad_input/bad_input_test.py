@@ -95,12 +95,14 @@ damaged("truncated", truncate, "truncated")
 d = os.path.join(work, "rebuilt")
 run_until_commits(d, 2)
 before = sorted(os.listdir(d))
-r = run(REBUILT, d)
+# Same program name, so the rebuilt binary looks for these images.
+same_name = {"CCC_NAME": os.path.basename(PROG)}
+r = run(REBUILT, d, env=same_name)
 check(r.returncode == 3 and "another build" in r.stderr and
       "no usable checkpoint" in r.stderr,
       "rebuilt binary: refused with 'another build', exits 3")
 check(sorted(os.listdir(d)) == before, "rebuilt binary: no file deleted or changed")
-r = run(REBUILT, d, env={"CCC_RESTART": "never"})
+r = run(REBUILT, d, env=dict(same_name, CCC_RESTART="never"))
 check(r.returncode == 0, "rebuilt binary: CCC_RESTART=never starts afresh")
 
 # Unwritable CCC_DIR.
