@@ -15,7 +15,7 @@ static struct Params {
   int NX, NY;
   double Alpha, Dt;
   long Steps;
-} P = {512, 512, 0.24, 1.0, 3000};
+} P = {512, 512, 0.24, 1.0, 60000};
 
 struct Probe { // where the solution is sampled every 50 steps
   int X, Y;

@@ -18,7 +18,7 @@ echo "== 1. uninterrupted run (reference)"
 start=$(date +%s.%N)
 CCC_RESTART=never CCC_DIR="$work/ref-ckpt" ./heat >reference.out 2>reference.err
 end=$(date +%s.%N)
-echo "   $(cat reference.out)   ($(echo "$end - $start" | bc 2>/dev/null || echo "?") s)"
+echo "   $(cat reference.out)   ($(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}') s)"
 
 echo "== 2. run with a checkpoint every second; SIGKILL after a committed one"
 export CCC_DIR="$work/ckpt" CCC_INTERVAL=1 CCC_VERBOSE=1
