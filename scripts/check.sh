@@ -5,4 +5,4 @@ set -eu
 top=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 "$top/scripts/build.sh"
 cd "$top/build"
-ctest --output-on-failure "$@"
+ctest -j2 --output-on-failure "$@"
