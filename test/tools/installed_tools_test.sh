@@ -1,0 +1,41 @@
+#!/bin/sh
+# The installed tree works as users run it: `cmake --install` to a fresh
+# prefix, build a program with bin/ckpt-cc only, run it with checkpoints,
+# and inspect the images with bin/ckpt (ls, info, verify, config).
+# usage: installed_tools_test.sh BUILD_DIR SOURCE_DIR
+set -eu
+build=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+for f in lib/libccc.so lib/libccc_rt.a include/ccc.h include/ccc/abi.h bin/ckpt-cc bin/ckpt; do
+  [ -e "$work/prefix/$f" ] || fail "install lacks $f"
+done
+cc="$work/prefix/bin/ckpt-cc"
+"$cc" -show -O2 -o x x.c | grep -q "fpass-plugin=$work/prefix/lib/libccc.so" ||
+  fail "ckpt-cc -show does not name the plugin"
+"$cc" -show -c x.c | grep -q libccc_rt && fail "ckpt-cc -c must not link the runtime"
+"$cc" -O2 -c -o "$work/f.o" "$src/test/rt/bad_input/forced_checkpoints.c"
+"$cc" -O2 -o "$work/forced" "$work/f.o"
+CCC_DIR="$work/ckpt" CCC_KEEP=2 "$work/forced" >"$work/out"
+grep -q '^total ' "$work/out" || fail "program output"
+ckpt="$work/prefix/bin/ckpt"
+"$ckpt" ls "$work/ckpt" >"$work/ls"
+[ "$(grep -c ' image ' "$work/ls")" -eq 2 ] || fail "ckpt ls: expected 2 kept images: $(cat "$work/ls")"
+[ "$(grep -c ' commit ' "$work/ls")" -eq 2 ] || fail "ckpt ls: expected 2 commits"
+img="$work/ckpt/forced.v000005.r0.ccc"
+"$ckpt" info "$img" >"$work/info"
+for s in context runtime loadmap globals heap stack; do
+  grep -q "^$s " "$work/info" || fail "ckpt info lacks section $s"
+done
+grep -q '^version: *5$' "$work/info" || fail "ckpt info version"
+"$ckpt" verify "$img" | grep -q ': ok' || fail "ckpt verify"
+printf 'garbage' >"$work/bad.ccc"
+"$ckpt" verify "$work/bad.ccc" 2>"$work/err" && fail "ckpt verify accepted garbage"
+grep -q '^ccc: .*truncated' "$work/err" || fail "ckpt verify message: $(cat "$work/err")"
+"$ckpt" config | grep -q '^CCC_INTERVAL' || fail "ckpt config"
+"$ckpt" bogus 2>/dev/null && fail "ckpt accepted a bad command"
+echo "installed tools: ok"
