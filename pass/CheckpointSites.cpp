@@ -47,8 +47,8 @@ PreservedAnalyses ccc::CheckpointSitesPass::run(Module &M,
 
   LLVMContext &C = M.getContext();
   Type *I32 = Type::getInt32Ty(C);
-  FunctionCallee Slow =
-      M.getOrInsertFunction(CCC_SLOW_PATH, FunctionType::get(I32, {I32}, false));
+  FunctionCallee Slow = M.getOrInsertFunction(
+      CCC_SLOW_PATH, FunctionType::get(I32, {I32}, false));
   GlobalVariable *Pending = M.getGlobalVariable(CCC_PENDING_FLAG);
   if (!Pending)
     Pending = new GlobalVariable(M, I32, false, GlobalValue::ExternalLinkage,
@@ -56,10 +56,10 @@ PreservedAnalyses ccc::CheckpointSitesPass::run(Module &M,
 
   auto Replace = [](CallInst *CI, Value *V) {
     if (!CI->getType()->isVoidTy())
-      CI->replaceAllUsesWith(CI->getType() == V->getType()
-                                 ? V
-                                 : IRBuilder<>(CI).CreateZExtOrTrunc(
-                                       V, CI->getType()));
+      CI->replaceAllUsesWith(
+          CI->getType() == V->getType()
+              ? V
+              : IRBuilder<>(CI).CreateZExtOrTrunc(V, CI->getType()));
     CI->eraseFromParent();
   };
 
@@ -73,7 +73,8 @@ PreservedAnalyses ccc::CheckpointSitesPass::run(Module &M,
   MDNode *Unlikely = MDBuilder(C).createBranchWeights(1, 100000);
   for (CallInst *CI : Maybe) {
     IRBuilder<> B(CI);
-    LoadInst *P = B.CreateLoad(I32, Pending, /*isVolatile=*/true, "ccc.pending");
+    LoadInst *P =
+        B.CreateLoad(I32, Pending, /*isVolatile=*/true, "ccc.pending");
     Value *Due = B.CreateICmpNE(P, ConstantInt::get(I32, 0), "ccc.due");
     Instruction *Then =
         SplitBlockAndInsertIfThen(Due, CI, /*Unreachable=*/false, Unlikely);

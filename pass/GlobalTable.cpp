@@ -103,9 +103,8 @@ PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
     Constant *Init = ConstantStruct::get(
         RecTy, {Addr, ConstantInt::get(I64, Size), Name,
                 ConstantInt::get(I32, Flags), ConstantInt::get(I32, 0)});
-    auto *Rec = new GlobalVariable(M, RecTy, false,
-                                   GlobalValue::PrivateLinkage, Init,
-                                   "__ccc_gr." + G->getName());
+    auto *Rec = new GlobalVariable(M, RecTy, false, GlobalValue::PrivateLinkage,
+                                   Init, "__ccc_gr." + G->getName());
     Rec->setSection(CCC_GLOBALS_SECTION);
     Rec->setAlignment(Align(8));
     // Dropped with the global when the linker discards its comdat copy.

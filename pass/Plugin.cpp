@@ -23,9 +23,7 @@ static void addAll(ModulePassManager &MPM) {
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "ccc", "0.1", [](PassBuilder &PB) {
             PB.registerPipelineStartEPCallback(
-                [](ModulePassManager &MPM, OptimizationLevel) {
-                  addAll(MPM);
-                });
+                [](ModulePassManager &MPM, OptimizationLevel) { addAll(MPM); });
             PB.registerPipelineParsingCallback(
                 [](StringRef Name, ModulePassManager &MPM,
                    ArrayRef<PassBuilder::PipelineElement>) {

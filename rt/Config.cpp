@@ -78,8 +78,8 @@ void configInit() {
   }
   Cfg.CompressLevel = envInt("CCC_COMPRESS", 1, 0, 19);
   long Cores = sysconf(_SC_NPROCESSORS_ONLN);
-  Cfg.Threads = envInt("CCC_THREADS", Cores < 1 ? 1 : (Cores > 4 ? 4 : Cores),
-                       0, 64);
+  Cfg.Threads =
+      envInt("CCC_THREADS", Cores < 1 ? 1 : (Cores > 4 ? 4 : Cores), 0, 64);
 
   Cfg.Signal = SIGUSR1;
   if (const char *V = env("CCC_SIGNAL")) {

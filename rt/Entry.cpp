@@ -28,8 +28,8 @@
 // every run. Our program stack is ours anyway.
 static constexpr rlim_t kNormalStackLimit = 8 << 20;
 
-__attribute__((constructor(101))) static void cccReexecWithoutAslr(
-    int Argc, char **Argv, char **Envp) {
+__attribute__((constructor(101))) static void
+cccReexecWithoutAslr(int Argc, char **Argv, char **Envp) {
   (void)Argc;
   (void)Envp;
   const char *Disable = getenv("CCC_DISABLE");

@@ -213,10 +213,9 @@ size_t usableLocked(void *Ptr) {
 } // namespace
 
 bool heapMap(uintptr_t B, size_t R, bool Fresh) {
-  void *P = mmap(reinterpret_cast<void *>(B), R, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                     MAP_FIXED_NOREPLACE,
-                 -1, 0);
+  void *P = mmap(
+      reinterpret_cast<void *>(B), R, PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   if (P == MAP_FAILED)
     return false;
   if (P != reinterpret_cast<void *>(B)) { // old kernels ignore NOREPLACE
@@ -266,9 +265,8 @@ void heapForEachUsedRange(void (*Fn)(uintptr_t, size_t, void *), void *Ctx) {
 
 size_t heapUsedBytes() {
   size_t N = 0;
-  heapForEachUsedRange([](uintptr_t, size_t L, void *C) {
-    *static_cast<size_t *>(C) += L;
-  }, &N);
+  heapForEachUsedRange(
+      [](uintptr_t, size_t L, void *C) { *static_cast<size_t *>(C) += L; }, &N);
   return N;
 }
 } // namespace ccc
@@ -346,8 +344,8 @@ extern "C" void *__ccc_memalign(size_t Align, size_t N) {
   char *Raw = static_cast<char *>(__ccc_malloc(N + Align + 16));
   if (!Raw)
     return nullptr;
-  uintptr_t A =
-      (reinterpret_cast<uintptr_t>(Raw) + 16 + Align - 1) & ~(uintptr_t)(Align - 1);
+  uintptr_t A = (reinterpret_cast<uintptr_t>(Raw) + 16 + Align - 1) &
+                ~(uintptr_t)(Align - 1);
   auto *H = reinterpret_cast<BlockHeader *>(A) - 1;
   H->Size = A - reinterpret_cast<uintptr_t>(Raw);
   H->Kind = KindAligned;

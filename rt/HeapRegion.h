@@ -10,9 +10,9 @@
 #ifndef CCC_RT_HEAPREGION_H
 #define CCC_RT_HEAPREGION_H
 
+#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
-#include <cstdarg>
 #include <cstdio>
 #include <cwchar>
 #include <sys/types.h>

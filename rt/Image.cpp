@@ -135,7 +135,8 @@ bool ImageWriter::flushZstd(bool End) {
   ZSTD_inBuffer In = {nullptr, 0, 0};
   for (;;) {
     ZSTD_outBuffer Out = {OutBuf, OutCap, 0};
-    size_t R = ZSTD_compressStream2(ZC, &Out, &In, End ? ZSTD_e_end : ZSTD_e_flush);
+    size_t R =
+        ZSTD_compressStream2(ZC, &Out, &In, End ? ZSTD_e_end : ZSTD_e_flush);
     if (ZSTD_isError(R)) {
       snprintf(Err, sizeof(Err), "zstd: %s", ZSTD_getErrorName(R));
       return false;
@@ -260,8 +261,7 @@ bool ImageReader::open(const char *Path) {
     return fail("corrupt header (checksum mismatch)");
   if (Hdr.FileSize != FileSize)
     return fail("truncated or extended: %llu bytes on disk, %llu written",
-                (unsigned long long)FileSize,
-                (unsigned long long)Hdr.FileSize);
+                (unsigned long long)FileSize, (unsigned long long)Hdr.FileSize);
   if (Hdr.SectionCount > kMaxSections)
     return fail("corrupt header (section count)");
   for (uint32_t I = 0; I < Hdr.SectionCount; ++I) {
@@ -335,8 +335,7 @@ bool ImageReader::stream(const SectionEntry &S, void *Dst, uint64_t Len) {
   return true;
 }
 
-bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink,
-                             void *Ctx) {
+bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx) {
   if (!beginStream(S))
     return false;
   uint64_t H = 0x5ec710 + S.Type, Raw = 0;
@@ -362,8 +361,8 @@ bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink,
         break;
       H = hashPieces(H, Dst, RH.Len);
     } else {
-      if (!Scratch && !(Scratch = static_cast<unsigned char *>(
-                            malloc(kHashBlock)))) {
+      if (!Scratch &&
+          !(Scratch = static_cast<unsigned char *>(malloc(kHashBlock)))) {
         Ok = fail("out of memory");
         break;
       }

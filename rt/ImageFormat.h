@@ -19,12 +19,12 @@ constexpr uint32_t kMaxSections = 16;
 constexpr uint64_t kHashBlock = 1 << 20;
 
 enum SectionType : uint32_t {
-  SecContext = 1,  // struct SavedContext: registers, errno, signal mask
-  SecGlobals = 2,  // memory ranges of registered globals and thread-locals
-  SecHeap = 3,     // memory ranges of the heap region in use
-  SecStack = 4,    // the live part of the fixed-address stack
-  SecLoadMap = 5,  // text: "start-end path" of every file mapping
-  SecRuntime = 6,  // struct RuntimeState
+  SecContext = 1, // struct SavedContext: registers, errno, signal mask
+  SecGlobals = 2, // memory ranges of registered globals and thread-locals
+  SecHeap = 3,    // memory ranges of the heap region in use
+  SecStack = 4,   // the live part of the fixed-address stack
+  SecLoadMap = 5, // text: "start-end path" of every file mapping
+  SecRuntime = 6, // struct RuntimeState
 };
 
 enum Codec : uint32_t { CodecRaw = 0, CodecZstd = 1 };
@@ -75,15 +75,15 @@ struct SavedContext {
   // Not registers, but per-thread state the program can observe.
   int32_t Errno;
   uint32_t Pad2;
-  uint64_t SigMask[16]; // sigset_t
-  uint64_t StackCanary; // %fs:0x28
+  uint64_t SigMask[16];         // sigset_t
+  uint64_t StackCanary;         // %fs:0x28
   uint64_t StackLow, StackHigh; // the saved stack range
 };
 
 struct RuntimeState {
-  uint64_t Version;      // this checkpoint's sequence number
-  uint64_t Checkpoints;  // taken by this run (and its restarted ancestors)
-  uint64_t Restarts;     // how many times the run was restarted
+  uint64_t Version;     // this checkpoint's sequence number
+  uint64_t Checkpoints; // taken by this run (and its restarted ancestors)
+  uint64_t Restarts;    // how many times the run was restarted
   uint64_t HeapBase, HeapReserve;
   uint64_t StackBase, StackSize;
 };

@@ -131,7 +131,8 @@ bool loadMapsCompatible(const char *Saved, const char *Now, char *Why,
       // A library not mapped yet may still be loaded later (dlopen); one
       // mapped elsewhere means pointers into it would be wrong.
       if (Is && Is != Was) {
-        snprintf(Why, WhyCap, "%.*s is mapped at 0x%lx, the image expects 0x%lx",
+        snprintf(Why, WhyCap,
+                 "%.*s is mapped at 0x%lx, the image expects 0x%lx",
                  (int)PathLen, Sp + 1, Is, Was);
         return false;
       }

@@ -67,11 +67,10 @@ void mapStack() {
   size_t Size = Cfg.StackSize;
   const size_t Guard = 1 << 16;
   uintptr_t Low = kStackTop - Size;
-  void *P = mmap(reinterpret_cast<void *>(Low - Guard), Size + Guard,
-                 PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                     MAP_FIXED_NOREPLACE,
-                 -1, 0);
+  void *P = mmap(
+      reinterpret_cast<void *>(Low - Guard), Size + Guard,
+      PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   if (P != reinterpret_cast<void *>(Low - Guard))
     fatal("cannot map the program stack at 0x%lx (%zu bytes): %s",
           (unsigned long)Low, Size, strerror(errno));
@@ -105,7 +104,8 @@ void installOverflowReporter() {
 
 void *timerThread(void *) {
   uint64_t Ns = (uint64_t)(Cfg.Interval * 1e9);
-  struct timespec T = {(time_t)(Ns / 1000000000ull), (long)(Ns % 1000000000ull)};
+  struct timespec T = {(time_t)(Ns / 1000000000ull),
+                       (long)(Ns % 1000000000ull)};
   for (;;) {
     while (nanosleep(&T, &T) != 0 && errno == EINTR) {
     }
@@ -334,7 +334,8 @@ void *globalSink(uint64_t A, uint64_t L, void *C) {
 }
 
 void *heapSink(uint64_t A, uint64_t L, void *C) {
-  if (A >= heapBase() && L <= heapReserve() && A - heapBase() <= heapReserve() - L)
+  if (A >= heapBase() && L <= heapReserve() &&
+      A - heapBase() <= heapReserve() - L)
     return reinterpret_cast<void *>(A);
   auto *R = static_cast<RestoreCtx *>(C);
   if (!R->Bad)
@@ -384,8 +385,9 @@ bool restoreFrom(const char *Path, char *Why, size_t WhyCap) {
   }
   if (H.BuildIdLen != RT.BuildIdLen ||
       memcmp(H.BuildId, RT.BuildId, RT.BuildIdLen) != 0) {
-    snprintf(Why, WhyCap, "written by another build of %s (build id "
-                          "differs): the program was recompiled",
+    snprintf(Why, WhyCap,
+             "written by another build of %s (build id "
+             "differs): the program was recompiled",
              H.ProgramName);
     return false;
   }
@@ -456,8 +458,8 @@ void restartIfPossible() {
     if (heapIsMapped())
       heapUnmap();
     if (!heapMap(kHeapBase, Cfg.HeapReserve, false))
-      fatal("cannot map the heap region at 0x%lx: %s",
-            (unsigned long)kHeapBase, strerror(errno));
+      fatal("cannot map the heap region at 0x%lx: %s", (unsigned long)kHeapBase,
+            strerror(errno));
     if (restoreFrom(Path, Why, sizeof(Why))) {
       CCC_INFO("restarting from %s (checkpoint %llu)", Path,
                (unsigned long long)Versions[I]);

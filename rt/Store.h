@@ -19,8 +19,7 @@ constexpr size_t kPathMax = 4096 + 512;
 
 void imagePath(char *Buf, const char *Dir, const char *Name, uint64_t Version,
                uint32_t Rank);
-void commitPath(char *Buf, const char *Dir, const char *Name,
-                uint64_t Version);
+void commitPath(char *Buf, const char *Dir, const char *Name, uint64_t Version);
 
 // Committed versions of NAME in DIR, newest first. Returns how many (at most
 // Max).

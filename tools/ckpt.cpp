@@ -13,11 +13,11 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <string>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <dirent.h>
+#include <string>
 #include <sys/stat.h>
 
 using namespace ccc;
@@ -68,8 +68,8 @@ static int cmdInfo(const char *Path) {
   for (uint32_t I = 0; I < H.SectionCount; ++I) {
     const SectionEntry &S = H.Sections[I];
     printf("%-8s %-5s %14llu %14llu %7.2f  %016llx\n", sectionName(S.Type),
-           S.Codec == CodecZstd ? "zstd" : "raw",
-           (unsigned long long)S.RawSize, (unsigned long long)S.StoredSize,
+           S.Codec == CodecZstd ? "zstd" : "raw", (unsigned long long)S.RawSize,
+           (unsigned long long)S.StoredSize,
            S.StoredSize ? (double)S.RawSize / S.StoredSize : 0.0,
            (unsigned long long)S.Checksum);
     Raw += S.RawSize;
@@ -78,8 +78,8 @@ static int cmdInfo(const char *Path) {
   char A[32], B[32];
   humanSize(A, sizeof(A), Raw);
   humanSize(B, sizeof(B), Stored);
-  printf("total    %5s %14llu %14llu %7.2f  (%s -> %s)\n", "",
-         Raw, Stored, Stored ? (double)Raw / Stored : 0.0, A, B);
+  printf("total    %5s %14llu %14llu %7.2f  (%s -> %s)\n", "", Raw, Stored,
+         Stored ? (double)Raw / Stored : 0.0, A, B);
   return 0;
 }
 
@@ -105,8 +105,7 @@ static int cmdLs(const char *Dir) {
     fprintf(stderr, "ccc: %s: cannot list: %s\n", Dir, strerror(errno));
     return 2;
   }
-  printf("%-40s %-8s %6s %5s %12s\n", "file", "kind", "ver", "rank",
-         "bytes");
+  printf("%-40s %-8s %6s %5s %12s\n", "file", "kind", "ver", "rank", "bytes");
   for (int I = 0; I < N; ++I) {
     char Name[256], P[kPathMax];
     uint64_t V;
@@ -130,8 +129,7 @@ static int cmdLs(const char *Dir) {
         stat(P, &St);
       }
       printf("%-40s %-8s %6llu %5s %12lld\n", F,
-             Kind == 'c' ? "commit"
-                         : (Committed ? "image" : "image*"),
+             Kind == 'c' ? "commit" : (Committed ? "image" : "image*"),
              (unsigned long long)V,
              Kind == 'c' ? "-" : std::to_string(Rank).c_str(),
              (long long)St.st_size);
