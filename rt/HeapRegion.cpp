@@ -1,6 +1,6 @@
 //===- HeapRegion.cpp - The fixed-address heap of the application ---------===//
 //
-// Small blocks (up to 32 KiB with their header) come from size classes, four
+// Small blocks (up to 256 KiB with their header) come from size classes, four
 // per power of two, each a LIFO free list threaded through free blocks and
 // refilled by carving spans from a bump pointer. Large blocks are page
 // multiples from an address-ordered list of free extents (first fit, merged
@@ -23,8 +23,11 @@ namespace {
 
 constexpr uint64_t kMagic = 0x6363632d68656170ULL; // "ccc-heap"
 constexpr size_t kPage = 4096;
-constexpr size_t kSmallMax = 32768; // block size incl. header
-constexpr size_t kNumClasses = 17 + 7 * 4;
+constexpr size_t kSmallMax = 256 << 10; // block size incl. header
+constexpr size_t kNumClasses = 17 + 10 * 4;
+// Free extents at least this big give their pages back to the kernel;
+// smaller ones are kept mapped, as glibc keeps its heap top.
+constexpr size_t kReleaseMin = 1 << 20;
 constexpr size_t kSpan = 64 << 10;
 constexpr uint64_t KindSmall = 1, KindLarge = 2, KindAligned = 3;
 
@@ -182,7 +185,8 @@ void freeLarge(uintptr_t P, size_t Len) {
     E = Prev;
   }
   uintptr_t EStart = reinterpret_cast<uintptr_t>(E);
-  releasePages(EStart + kExtentKeep, EStart + E->Size);
+  if (E->Size >= kReleaseMin)
+    releasePages(EStart + kExtentKeep, EStart + E->Size);
 }
 
 void freeLocked(void *Ptr) {

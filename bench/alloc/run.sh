@@ -1,0 +1,24 @@
+#!/bin/sh
+# Allocator throughput: ccc's region allocator (ckpt-cc build) vs glibc
+# malloc (plain clang-19 build) on the same operation sequence; 5 runs each,
+# interleaved; prints min/median ops/s and the median ratio ccc/glibc.
+# Usage: bench/alloc/run.sh [operations]   (after scripts/build.sh)
+set -eu
+top=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+src=$top/bench/alloc/alloc_bench.c
+clang-19 -O2 -o "$out/glibc" "$src"
+"$top/build/install/bin/ckpt-cc" -O2 -o "$out/ccc" "$src"
+n=${1:-20000000}
+export CCC_DIR="$out/ckpt" CCC_RESTART=never
+for i in 1 2 3 4 5; do
+  "$out/glibc" "$n" 2>/dev/null >>"$out/glibc.txt"
+  "$out/ccc" "$n" 2>/dev/null >>"$out/ccc.txt"
+done
+stats() { sort -n "$1" | awk '{a[NR]=$1} END {printf "%.0f %.0f", a[1], a[int((NR+1)/2)]}'; }
+set -- $(stats "$out/ccc.txt") $(stats "$out/glibc.txt")
+echo "ops/s          min         median"
+echo "ccc        $1   $2"
+echo "glibc      $3   $4"
+awk -v a="$2" -v b="$4" 'BEGIN {printf "ratio ccc/glibc (median): %.2f\n", a/b}'
