@@ -62,11 +62,13 @@ static int descending(const void *A, const void *B) {
   return X < Y ? 1 : X > Y ? -1 : 0;
 }
 
-int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max) {
+// Calls Fn(file, version, kind) for every image ('i') or commit record
+// ('c') of NAME in DIR.
+template <typename FnT>
+static void forEachStoreFile(const char *Dir, const char *Name, FnT Fn) {
   DIR *D = opendir(Dir);
   if (!D)
-    return 0;
-  int N = 0;
+    return;
   char NameBuf[256];
   while (struct dirent *E = readdir(D)) {
     uint64_t Ver;
@@ -74,10 +76,18 @@ int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max) {
     char Kind;
     if (parseStoreName(E->d_name, NameBuf, sizeof(NameBuf), &Ver, &Rank,
                        &Kind) &&
-        Kind == 'c' && !strcmp(NameBuf, Name) && N < Max)
-      Out[N++] = Ver;
+        !strcmp(NameBuf, Name))
+      Fn(E->d_name, Ver, Kind);
   }
   closedir(D);
+}
+
+int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max) {
+  int N = 0;
+  forEachStoreFile(Dir, Name, [&](const char *, uint64_t Ver, char Kind) {
+    if (Kind == 'c' && N < Max)
+      Out[N++] = Ver;
+  });
   qsort(Out, N, sizeof(uint64_t), descending);
   return N;
 }
@@ -157,22 +167,12 @@ void pruneVersions(const char *Dir, const char *Name, int Keep) {
     unlink(P);
   }
   syncDir(Dir);
-  DIR *D = opendir(Dir);
-  if (!D)
-    return;
-  char NameBuf[256];
-  while (struct dirent *E = readdir(D)) {
-    uint64_t Ver;
-    uint32_t Rank;
-    char Kind;
-    if (parseStoreName(E->d_name, NameBuf, sizeof(NameBuf), &Ver, &Rank,
-                       &Kind) &&
-        Kind == 'i' && !strcmp(NameBuf, Name) && Ver < Oldest) {
-      snprintf(P, sizeof(P), "%s/%s", Dir, E->d_name);
+  forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
+    if (Kind == 'i' && Ver < Oldest) {
+      snprintf(P, sizeof(P), "%s/%s", Dir, File);
       unlink(P);
     }
-  }
-  closedir(D);
+  });
 }
 
 void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank) {
