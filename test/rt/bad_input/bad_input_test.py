@@ -3,7 +3,8 @@
 
 Cases: a corrupt byte in the newest image, a truncated newest image (both:
 refused, the previous version is used, the result is right); images of a
-rebuilt binary (refused, nothing deleted, exit 3); an unwritable CCC_DIR
+rebuilt binary and a changed library layout (refused, nothing deleted,
+exit 3); an unwritable CCC_DIR
 (stops at start); a full disk while checkpointing (checkpoint not taken,
 previous one kept, result right); `ckpt verify` on each bad image.
 """
@@ -104,6 +105,23 @@ check(r.returncode == 3 and "another build" in r.stderr and
 check(sorted(os.listdir(d)) == before, "rebuilt binary: no file deleted or changed")
 r = run(REBUILT, d, env=dict(same_name, CCC_RESTART="never"))
 check(r.returncode == 0, "rebuilt binary: CCC_RESTART=never starts afresh")
+
+# A changed library layout: a preloaded library moves the others.
+d = os.path.join(work, "layout")
+run_until_commits(d, 1)
+before = sorted(os.listdir(d))
+libz = next((p for p in ("/lib/x86_64-linux-gnu/libz.so.1",
+                         "/usr/lib/x86_64-linux-gnu/libz.so.1")
+             if os.path.exists(p)), None)
+if libz:
+    r = run(PROG, d, env={"LD_PRELOAD": libz})
+    check(r.returncode == 3 and "the image expects 0x" in r.stderr and
+          "is mapped at 0x" in r.stderr,
+          "changed library layout: refused, naming the library that moved")
+    check(sorted(os.listdir(d)) == before, "changed library layout: nothing deleted")
+    r = run(PROG, d)
+    check(r.returncode == 0 and r.stdout == reference and "restarting from" in r.stderr,
+          "changed library layout: the same images restart in the original layout")
 
 # Unwritable CCC_DIR.
 blocker = os.path.join(work, "a-file")
