@@ -10,6 +10,7 @@ be weakened to make a case pass:
     with --during-write, until an image is being written), SIGKILLs the whole
     process group at a random moment, starts the same command again, and
     repeats for a random number of kills; the last run goes to completion.
+    With --during-restore, restarted runs are also killed while restoring.
  3. Requires: every run started after a commit reports that it restarted
     (a silent fresh start would also give the right answer and prove
     nothing), the final run exits 0, and its stdout is byte-identical to the
@@ -85,6 +86,9 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--during-write", action="store_true",
                     help="kill while an image is being written")
+    ap.add_argument("--during-restore", action="store_true",
+                    help="also kill restarted runs at a random moment of "
+                         "their first 0.3 s, while they restore")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--keep", action="store_true", help="keep trial dirs")
     ap.add_argument("--env", action="append", default=[],
@@ -134,6 +138,18 @@ def main():
             r = Run(cmd, env, os.path.join(d, f"run{run_no}"))
             run_no += 1
             killed = False
+            early = (a.during_restore and had_commit and kills < kills_wanted
+                     and rng.random() < 0.5)
+            if early:
+                # Killed while restoring: it need not have said so yet,
+                # but the next run must restart all the same.
+                time.sleep(rng.uniform(0, 0.3))
+                if r.p.poll() is None:
+                    r.kill()
+                    killed = True
+                    kills += 1
+                    kills_total += 1
+                    continue
             if kills < kills_wanted:
                 # Wait for something worth killing: a committed checkpoint
                 # (or one being written), then kill at a random moment.
