@@ -6,6 +6,13 @@
 // from libccc_rt.a because the program's is gone) sets up the heap region
 // and the fixed stack, or restarts, and then calls __ccc_user_main.
 //
+// A restarted process resumes inside main and never runs its prologue, so a
+// language runtime that main initialises (flang's main calls
+// _FortranAProgramStart, which records argv and reads the environment)
+// would stay uninitialised. For such a main the pass also defines
+// __ccc_restart_init, repeating that call, which the runtime makes on
+// restart.
+//
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
 
@@ -20,6 +27,49 @@ STATISTIC(NumMainsRenamed, "Number of main functions renamed");
 
 using namespace llvm;
 
+// Language runtimes' start calls, made by main with (argc, argv, envp, ...)
+// where every further argument is a constant.
+static const char *const RuntimeStarts[] = {"_FortranAProgramStart"};
+
+static CallInst *findRuntimeStart(Function &Main) {
+  for (Instruction &I : Main.getEntryBlock()) {
+    auto *CI = dyn_cast<CallInst>(&I);
+    Function *Callee = CI ? CI->getCalledFunction() : nullptr;
+    if (!Callee || !is_contained(RuntimeStarts, Callee->getName()))
+      continue;
+    if (CI->arg_size() < 3)
+      return nullptr;
+    for (unsigned A = 0; A < CI->arg_size(); ++A) {
+      Value *V = CI->getArgOperand(A);
+      bool Ok = A < 3 ? V == Main.getArg(A) : isa<Constant>(V);
+      if (!Ok)
+        return nullptr;
+    }
+    return CI;
+  }
+  return nullptr;
+}
+
+static void defineRestartInit(Module &M, CallInst *Start) {
+  LLVMContext &C = M.getContext();
+  FunctionType *FT = FunctionType::get(
+      Type::getVoidTy(C),
+      {Type::getInt32Ty(C), PointerType::getUnqual(C),
+       PointerType::getUnqual(C)},
+      false);
+  Function *Init =
+      Function::Create(FT, GlobalValue::ExternalLinkage, CCC_RESTART_INIT, M);
+  IRBuilder<> B(BasicBlock::Create(C, "entry", Init));
+  SmallVector<Value *, 4> Args;
+  for (unsigned A = 0; A < Start->arg_size(); ++A)
+    Args.push_back(A < 3 ? B.CreateZExtOrBitCast(
+                               Init->getArg(A),
+                               Start->getArgOperand(A)->getType())
+                         : Start->getArgOperand(A));
+  B.CreateCall(Start->getFunctionType(), Start->getCalledOperand(), Args);
+  B.CreateRetVoid();
+}
+
 PreservedAnalyses ccc::EntryRenamePass::run(Module &M,
                                             ModuleAnalysisManager &) {
   Function *Main = M.getFunction("main");
@@ -27,6 +77,9 @@ PreservedAnalyses ccc::EntryRenamePass::run(Module &M,
   if (!Main || Main->isDeclaration() || M.getFunction(CCC_USER_MAIN))
     return PreservedAnalyses::all();
   LLVMContext &C = M.getContext();
+  if (Main->arg_size() >= 3 && !M.getFunction(CCC_RESTART_INIT))
+    if (CallInst *Start = findRuntimeStart(*Main))
+      defineRestartInit(M, Start);
   Main->setName("__ccc_main_orig");
   Main->setLinkage(GlobalValue::InternalLinkage);
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HeapRegion.h"
+#include "LibcHeap.h"
 
 #include <atomic>
 #include <cerrno>
@@ -17,6 +18,10 @@
 #include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+// Pulls LinkWrap.S's __wrap_ functions into every link that has the heap.
+extern "C" const char __ccc_link_wrap_anchor;
+[[gnu::used]] static const char *const KeepLinkWrap = &__ccc_link_wrap_anchor;
 
 namespace ccc {
 namespace {
@@ -297,7 +302,7 @@ extern "C" void __ccc_free(void *P) {
   if (!P)
     return;
   if (!heapContains(P)) {
-    free(P); // memory a library allocated with libc
+    __libc_free(P); // memory a library allocated with libc
     return;
   }
   lock();
@@ -317,7 +322,7 @@ extern "C" void *__ccc_realloc(void *P, size_t N) {
   if (!P)
     return __ccc_malloc(N);
   if (!heapContains(P))
-    return realloc(P, N);
+    return __libc_realloc(P, N);
   if (N == 0) {
     __ccc_free(P);
     return nullptr;

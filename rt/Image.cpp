@@ -1,6 +1,7 @@
 //===- Image.cpp - Write and read ccc checkpoint images -------------------===//
 #include "Image.h"
 #include "Hash.h"
+#include "LibcHeap.h"
 
 #include <cerrno>
 #include <cstdarg>
@@ -55,7 +56,7 @@ ImageWriter::~ImageWriter() {
     close(Fd);
   if (ZC)
     ZSTD_freeCCtx(ZC);
-  free(OutBuf);
+  __libc_free(OutBuf);
 }
 
 bool ImageWriter::fail(const char *What) {
@@ -78,7 +79,7 @@ bool ImageWriter::open(const char *Path, int Lvl, int Thr) {
   if (lseek(Fd, FileOff, SEEK_SET) < 0)
     return fail("seek");
   OutCap = ZSTD_CStreamOutSize() * 16;
-  OutBuf = static_cast<unsigned char *>(malloc(OutCap));
+  OutBuf = static_cast<unsigned char *>(__libc_malloc(OutCap));
   if (!OutBuf)
     return fail("out of memory");
   return true;
@@ -210,7 +211,7 @@ ImageReader::~ImageReader() {
     close(Fd);
   if (ZD)
     ZSTD_freeDCtx(ZD);
-  free(InBuf);
+  __libc_free(InBuf);
 }
 
 bool ImageReader::fail(const char *Fmt, ...) {
@@ -288,7 +289,7 @@ bool ImageReader::beginStream(const SectionEntry &S) {
   InPos = InLen = 0;
   if (!InBuf) {
     InCap = ZSTD_DStreamInSize() * 16;
-    InBuf = static_cast<unsigned char *>(malloc(InCap));
+    InBuf = static_cast<unsigned char *>(__libc_malloc(InCap));
     if (!InBuf)
       return fail("out of memory");
   }
@@ -362,7 +363,7 @@ bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx) {
       H = hashPieces(H, Dst, RH.Len);
     } else {
       if (!Scratch &&
-          !(Scratch = static_cast<unsigned char *>(malloc(kHashBlock)))) {
+          !(Scratch = static_cast<unsigned char *>(__libc_malloc(kHashBlock)))) {
         Ok = fail("out of memory");
         break;
       }
@@ -377,7 +378,7 @@ bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx) {
     }
     Raw += RH.Len;
   }
-  free(Scratch);
+  __libc_free(Scratch);
   if (Ok && H != S.Checksum)
     Ok = fail("%s section: checksum mismatch (image is corrupt)",
               sectionName(S.Type));
@@ -407,11 +408,11 @@ bool ImageReader::verifyAll() {
         return false;
       continue;
     }
-    void *Buf = malloc(S.RawSize ? S.RawSize : 1);
+    void *Buf = __libc_malloc(S.RawSize ? S.RawSize : 1);
     if (!Buf)
       return fail("out of memory");
     bool Ok = readBlob(S, Buf, S.RawSize);
-    free(Buf);
+    __libc_free(Buf);
     if (!Ok)
       return false;
   }

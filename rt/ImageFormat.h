@@ -86,6 +86,7 @@ struct RuntimeState {
   uint64_t Restarts;    // how many times the run was restarted
   uint64_t HeapBase, HeapReserve;
   uint64_t StackBase, StackSize;
+  uint64_t MainArgs; // main's arguments, in the heap region
 };
 
 } // namespace ccc

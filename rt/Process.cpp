@@ -1,6 +1,7 @@
 //===- Process.cpp - What identifies this process's layout ----------------===//
 #include "Process.h"
 #include "Hash.h"
+#include "LibcHeap.h"
 #include "Log.h"
 
 #include "ccc/abi.h"
@@ -158,7 +159,7 @@ const GlobalRange *registeredGlobals(size_t *Count) {
   static size_t N;
   if (!Table && __start_ccc_globals && __stop_ccc_globals) {
     size_t Max = __stop_ccc_globals - __start_ccc_globals;
-    Table = static_cast<GlobalRange *>(calloc(Max + 1, sizeof(GlobalRange)));
+    Table = static_cast<GlobalRange *>(__libc_calloc(Max + 1, sizeof(GlobalRange)));
     if (!Table)
       fatal("out of memory");
     for (size_t I = 0; I < Max; ++I) {

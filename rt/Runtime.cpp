@@ -358,6 +358,13 @@ void *stackSink(uint64_t A, uint64_t L, void *C) {
   return nullptr;
 }
 
+// main's arguments, copied into the heap region (RuntimeState.MainArgs).
+struct MainArgs {
+  int Argc;
+  char **Argv, **Envp;
+  UserMain Main;
+};
+
 [[noreturn]] __attribute__((noinline, no_stack_protector)) void
 jumpToSavedContext() {
   pthread_sigmask(SIG_SETMASK, reinterpret_cast<sigset_t *>(RT.Ctx.SigMask),
@@ -438,6 +445,16 @@ bool restoreFrom(const char *Path, char *Why, size_t WhyCap) {
   return true;
 }
 
+// The restored process never runs main's prologue, where a language
+// runtime may initialise itself (flang's _FortranAProgramStart records argv
+// and reads its environment); run it again, with the saved argv, now that
+// the heap holding them is back.
+void reinitLanguageRuntime() {
+  auto *A = reinterpret_cast<MainArgs *>(RT.State.MainArgs);
+  if (__ccc_restart_init && A)
+    __ccc_restart_init(A->Argc, A->Argv, A->Envp);
+}
+
 // Tries the committed versions newest first. Returns only if there is
 // nothing to restart from and that is allowed.
 void restartIfPossible() {
@@ -464,6 +481,7 @@ void restartIfPossible() {
       CCC_INFO("restarting from %s (checkpoint %llu)", Path,
                (unsigned long long)Versions[I]);
       RT.Restarted = true;
+      reinitLanguageRuntime();
       RT.Ready = true;
       startTriggers();
       jumpToSavedContext();
@@ -478,12 +496,6 @@ void restartIfPossible() {
 }
 
 //===-- Fresh start -------------------------------------------------------===//
-
-struct MainArgs {
-  int Argc;
-  char **Argv, **Envp;
-  UserMain Main;
-};
 
 // argv and envp are copied into the heap region: main's frame holds pointers
 // to them, and the process stack they live on moves between runs.
@@ -526,6 +538,7 @@ char **copyStrings(char **V, int *CountOut) {
   A->Argv = copyStrings(Argv, &A->Argc);
   A->Envp = copyStrings(Envp, nullptr);
   A->Main = Main;
+  RT.State.MainArgs = reinterpret_cast<uint64_t>(A);
   startTriggers();
   RT.Ready = true;
   __ccc_run_on_stack(runUserMain, A, reinterpret_cast<void *>(RT.StackHigh));
@@ -570,3 +583,9 @@ extern "C" int ccc_checkpoint_force(void) {
 }
 
 extern "C" int ccc_restarted(void) { return RT.Restarted; }
+
+// Fortran's external names, for `call ccc_checkpoint()` without `use ccc`
+// (and for programs built without the pass, where these are plain calls).
+extern "C" int ccc_checkpoint_(void) { return ccc_checkpoint(); }
+extern "C" int ccc_checkpoint_force_(void) { return ccc_checkpoint_force(); }
+extern "C" int ccc_restarted_(void) { return ccc_restarted(); }

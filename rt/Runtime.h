@@ -9,6 +9,8 @@
 extern "C" {
 // Defined by the pass in the module that had `main`.
 int __ccc_user_main(int, char **, char **);
+// Defined by the pass only when main starts a language runtime (abi.h).
+void __ccc_restart_init(int, char **, char **) __attribute__((weak));
 // Context.S
 int __ccc_ctx_save(ccc::SavedContext *) __attribute__((returns_twice));
 [[noreturn]] void __ccc_ctx_restore(const ccc::SavedContext *);

@@ -8,9 +8,11 @@
 #ifndef CCC_ABI_H
 #define CCC_ABI_H
 
+#ifndef __ASSEMBLER__
 #include <stdint.h>
+#endif
 
-#define CCC_ABI_VERSION 1
+#define CCC_ABI_VERSION 2
 
 /* One record per writable global (or thread-local) of an instrumented module.
  * The pass places each record, as a separate global, in the ELF section
@@ -19,6 +21,7 @@
  * inline variable emitted in several modules) are de-duplicated by address.
  *
  * IR type: { ptr, i64, ptr, i32, i32 }, 8-byte aligned, 32 bytes. */
+#ifndef __ASSEMBLER__
 struct ccc_global_record {
   /* The object's address; for CCC_GLOBAL_TLS a pointer to a function
    * `void *getter(void)` returning the calling thread's instance. */
@@ -28,6 +31,7 @@ struct ccc_global_record {
   uint32_t flags;    /* CCC_GLOBAL_* */
   uint32_t reserved; /* 0 */
 };
+#endif
 
 #define CCC_GLOBALS_SECTION "ccc_globals"
 #define CCC_GLOBAL_TLS 0x1u
@@ -36,6 +40,10 @@ struct ccc_global_record {
 #define CCC_PENDING_FLAG "__ccc_pending"     /* volatile int: checkpoint due */
 #define CCC_SLOW_PATH "__ccc_checkpoint_slow" /* int (int kind) */
 #define CCC_USER_MAIN "__ccc_user_main"       /* int (int, char**, char**) */
+/* Defined by the pass when main initialises a language runtime (flang's
+ * _FortranAProgramStart); the runtime calls it on restart, after the image
+ * is restored, since the restored process never runs main's prologue. */
+#define CCC_RESTART_INIT "__ccc_restart_init" /* void (int, char**, char**) */
 
 /* Kinds passed to the slow path. */
 #define CCC_SITE_MAYBE 0 /* ccc_checkpoint(): only if pending */
@@ -67,5 +75,26 @@ struct ccc_global_record {
   X(vasprintf, __ccc_vasprintf)                                                \
   X(realpath, __ccc_realpath)                                                  \
   X(getcwd, __ccc_getcwd)
+
+/* The allocator core, which code compiled WITHOUT the pass (static libraries
+ * such as flang's runtime, or objects built without the plugin) reaches
+ * through the linker's --wrap=NAME: the runtime defines __wrap_NAME as its
+ * __ccc_ version, so memory such code allocates is saved too and frees of
+ * either kind match. One line per name: CMake reads this list to build the
+ * link flags. Functions that only return libc memory (strdup, getline, ...)
+ * are not wrapped: their results are freed correctly and are, like the
+ * rest of an uninstrumented object's state, not saved (see
+ * docs/languages.md). */
+#define CCC_WRAPPED_FUNCTIONS(W)                                               \
+  W(malloc)                                                                    \
+  W(calloc)                                                                    \
+  W(realloc)                                                                   \
+  W(reallocarray)                                                              \
+  W(free)                                                                      \
+  W(aligned_alloc)                                                             \
+  W(posix_memalign)                                                            \
+  W(memalign)                                                                  \
+  W(valloc)                                                                    \
+  W(pvalloc)
 
 #endif /* CCC_ABI_H */
