@@ -15,7 +15,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <malloc.h>
+#include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -313,8 +313,13 @@ extern "C" void __ccc_free(void *P) {
 extern "C" size_t __ccc_malloc_usable_size(void *P) {
   if (!P)
     return 0;
-  if (!heapContains(P))
-    return malloc_usable_size(P);
+  if (!heapContains(P)) {
+    // glibc has no internal name for it; dlsym is not subject to --wrap.
+    using Fn = size_t (*)(void *);
+    static Fn Libc =
+        reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "malloc_usable_size"));
+    return Libc ? Libc(P) : 0;
+  }
   return usableLocked(P);
 }
 

@@ -95,6 +95,7 @@ struct ccc_global_record {
   W(posix_memalign)                                                            \
   W(memalign)                                                                  \
   W(valloc)                                                                    \
-  W(pvalloc)
+  W(pvalloc)                                                                   \
+  W(malloc_usable_size)
 
 #endif /* CCC_ABI_H */

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HeapRegion.h"
+#include "LibcHeap.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -45,8 +46,22 @@ static bool intact(void *P, size_t N) {
   return true;
 }
 
+// This binary links the runtime, so operator new allocates in the region
+// under test; the test's own bookkeeping must live outside it (the snapshot
+// test below wipes the region).
+template <typename T> struct LibcAlloc {
+  using value_type = T;
+  LibcAlloc() = default;
+  template <typename U> LibcAlloc(const LibcAlloc<U> &) {}
+  T *allocate(size_t N) { return static_cast<T *>(__libc_malloc(N * sizeof(T))); }
+  void deallocate(T *P, size_t) { __libc_free(P); }
+  bool operator==(const LibcAlloc &) const { return true; }
+  bool operator!=(const LibcAlloc &) const { return false; }
+};
+template <typename T> using Vec = std::vector<T, LibcAlloc<T>>;
+
 struct Snap {
-  std::vector<std::pair<uintptr_t, std::vector<char>>> R;
+  Vec<std::pair<uintptr_t, Vec<char>>> R;
 };
 
 int main() {
@@ -83,8 +98,9 @@ int main() {
     AllZero &= Z[I] == 0;
   CHECK(AllZero);
   CHECK(__ccc_calloc(SIZE_MAX / 2, 4) == nullptr);
-  // Foreign pointers go to libc.
-  void *Libc = malloc(100);
+  // Foreign pointers go to libc. (Plain malloc is wrapped in this binary
+  // too, so the foreign block comes from glibc's internal name.)
+  void *Libc = __libc_malloc(100);
   CHECK(!heapContains(Libc));
   Libc = __ccc_realloc(Libc, 200);
   __ccc_free(Libc);
@@ -107,7 +123,7 @@ int main() {
   fclose(F);
 
   // Random alloc/free with content checks; large blocks included.
-  std::vector<std::pair<void *, size_t>> Live;
+  Vec<std::pair<void *, size_t>> Live;
   for (int I = 0; I < 200000; ++I) {
     if (Live.size() < 2000 && rnd() % 3) {
       size_t N = rnd() % 100 < 2 ? rnd() % (1 << 20) : rnd() % 2000;
@@ -136,12 +152,12 @@ int main() {
   heapForEachUsedRange(
       [](uintptr_t A, size_t L, void *C) {
         static_cast<Snap *>(C)->R.push_back(
-            {A, std::vector<char>((char *)A, (char *)A + L)});
+            {A, Vec<char>((char *)A, (char *)A + L)});
       },
       &Sn);
   uint64_t Seed = Rng;
-  std::vector<uintptr_t> First;
-  auto Replay = [&](std::vector<uintptr_t> &Out) {
+  Vec<uintptr_t> First;
+  auto Replay = [&](Vec<uintptr_t> &Out) {
     Rng = Seed;
     for (int I = 0; I < 1000; ++I) {
       void *P = __ccc_malloc(rnd() % 70000);
@@ -156,7 +172,7 @@ int main() {
     memcpy((void *)R.first, R.second.data(), R.second.size());
   for (auto &L : Live)
     CHECK(intact(L.first, L.second));
-  std::vector<uintptr_t> Second;
+  Vec<uintptr_t> Second;
   Replay(Second);
   CHECK(First == Second);
   if (Failures)
