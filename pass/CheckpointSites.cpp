@@ -1,6 +1,7 @@
 //===- CheckpointSites.cpp - Inline the fast path of checkpoint sites -----===//
 //
-// `ccc_checkpoint()` (C) / `ccc_checkpoint_` (Fortran) becomes
+// `ccc_checkpoint()` (C) / `ccc_checkpoint_` (Fortran) /
+// `ccc_checkpoint_status` (Fortran module ccc) becomes
 //   %p = load volatile i32, ptr @__ccc_pending
 //   br (%p != 0), %slow, %cont        ; slow path marked unlikely
 // slow: %r = call i32 @__ccc_checkpoint_slow(i32 0)
@@ -38,10 +39,14 @@ static void collectCalls(Module &M, StringRef Name,
 PreservedAnalyses ccc::CheckpointSitesPass::run(Module &M,
                                                 ModuleAnalysisManager &) {
   SmallVector<CallInst *, 16> Maybe, Force;
-  collectCalls(M, "ccc_checkpoint", Maybe);
-  collectCalls(M, "ccc_checkpoint_", Maybe);
-  collectCalls(M, "ccc_checkpoint_force", Force);
-  collectCalls(M, "ccc_checkpoint_force_", Force);
+  // C names, Fortran's implicit-interface names, and the `use ccc`
+  // functions that return the status.
+  for (StringRef N :
+       {"ccc_checkpoint", "ccc_checkpoint_", "ccc_checkpoint_status"})
+    collectCalls(M, N, Maybe);
+  for (StringRef N : {"ccc_checkpoint_force", "ccc_checkpoint_force_",
+                      "ccc_checkpoint_force_status"})
+    collectCalls(M, N, Force);
   if (Maybe.empty() && Force.empty())
     return PreservedAnalyses::all();
 

@@ -76,6 +76,17 @@ void configInit() {
     else
       fatal("CCC_RESTART=%s: expected auto, never or require", V);
   }
+  Cfg.Unsaved = UnsavedPolicy::Error;
+  if (const char *V = env("CCC_UNSAVED")) {
+    if (!strcmp(V, "error"))
+      Cfg.Unsaved = UnsavedPolicy::Error;
+    else if (!strcmp(V, "warn"))
+      Cfg.Unsaved = UnsavedPolicy::Warn;
+    else if (!strcmp(V, "ignore"))
+      Cfg.Unsaved = UnsavedPolicy::Ignore;
+    else
+      fatal("CCC_UNSAVED=%s: expected error, warn or ignore", V);
+  }
   Cfg.CompressLevel = envInt("CCC_COMPRESS", 1, 0, 19);
   long Cores = sysconf(_SC_NPROCESSORS_ONLN);
   Cfg.Threads =

@@ -13,6 +13,7 @@
 
 namespace ccc {
 enum class RestartMode { Auto, Never, Require };
+enum class UnsavedPolicy { Error, Warn, Ignore };
 
 struct Config {
   char Dir[4096];
@@ -25,6 +26,7 @@ struct Config {
   int Signal; // 0 = none
   size_t StackSize;
   size_t HeapReserve;
+  UnsavedPolicy Unsaved;
   bool Disabled;
 };
 

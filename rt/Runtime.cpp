@@ -17,6 +17,7 @@
 #include "Log.h"
 #include "Process.h"
 #include "Store.h"
+#include "UnsavedGlobals.h"
 
 #include "ccc.h"
 #include "ccc/abi.h"
@@ -525,6 +526,7 @@ char **copyStrings(char **V, int *CountOut) {
 [[noreturn]] void runtimeStart(UserMain Main, char **Argv, char **Envp) {
   RT.BuildIdLen = executableBuildId(RT.BuildId, sizeof(RT.BuildId));
   RT.LoadMapLen = currentLoadMap(RT.LoadMap, sizeof(RT.LoadMap));
+  checkUnsavedGlobals();
   openStore();
   mapStack();
   installOverflowReporter();
@@ -589,3 +591,8 @@ extern "C" int ccc_restarted(void) { return RT.Restarted; }
 extern "C" int ccc_checkpoint_(void) { return ccc_checkpoint(); }
 extern "C" int ccc_checkpoint_force_(void) { return ccc_checkpoint_force(); }
 extern "C" int ccc_restarted_(void) { return ccc_restarted(); }
+// The status-returning functions of Fortran's module ccc (include/ccc.f90).
+extern "C" int ccc_checkpoint_status(void) { return ccc_checkpoint(); }
+extern "C" int ccc_checkpoint_force_status(void) {
+  return ccc_checkpoint_force();
+}

@@ -11,13 +11,22 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-for f in lib/libccc.so lib/libccc_rt.a include/ccc.h include/ccc/abi.h bin/ckpt-cc bin/ckpt; do
+for f in lib/libccc.so lib/libccc_rt.a include/ccc.h include/ccc/abi.h \
+  include/ccc.f90 include/ccc/fortran/ccc.mod lib/pkgconfig/ccc.pc \
+  lib/cmake/ccc/cccConfig.cmake lib/cmake/ccc/cccConfigVersion.cmake \
+  bin/ckpt-cc bin/ckpt-c++ bin/ckpt-fc bin/ckpt; do
   [ -e "$work/prefix/$f" ] || fail "install lacks $f"
 done
 cc="$work/prefix/bin/ckpt-cc"
 "$cc" -show -O2 -o x x.c | grep -q "fpass-plugin=$work/prefix/lib/libccc.so" ||
   fail "ckpt-cc -show does not name the plugin"
 "$cc" -show -c x.c | grep -q libccc_rt && fail "ckpt-cc -c must not link the runtime"
+"$work/prefix/bin/ckpt-c++" -show x.cpp | grep -q "^clang++-19 .*fpass-plugin.*libccc_rt.a.*--wrap=malloc" ||
+  fail "ckpt-c++ -show: $("$work/prefix/bin/ckpt-c++" -show x.cpp)"
+"$work/prefix/bin/ckpt-fc" -show x.f90 | grep -q "^flang-new-19 .*-I$work/prefix/include/ccc/fortran" ||
+  fail "ckpt-fc -show lacks the Fortran module directory"
+CCC_CXX=my-cxx "$work/prefix/bin/ckpt-c++" -show x.cpp | grep -q "^my-cxx " ||
+  fail "CCC_CXX does not override the compiler"
 "$cc" -O2 -c -o "$work/f.o" "$src/test/rt/bad_input/forced_checkpoints.c"
 "$cc" -O2 -o "$work/forced" "$work/f.o"
 CCC_DIR="$work/ckpt" CCC_KEEP=2 "$work/forced" >"$work/out"

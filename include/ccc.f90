@@ -1,0 +1,43 @@
+! ccc.f90 - the ccc application API for Fortran: `use ccc`.
+!
+! `call ccc_checkpoint()` marks a checkpoint site (typically once per time
+! step); see ccc.h for what each call does. Without `use ccc`, the same
+! calls work through implicit interfaces (external names ccc_checkpoint_
+! and ccc_checkpoint_force_). Build with ckpt-fc, or with
+! -fpass-plugin=libccc.so and the flags of `pkg-config --libs ccc`.
+module ccc
+  use, intrinsic :: iso_c_binding, only: c_int
+  implicit none
+  private
+  public :: ccc_checkpoint, ccc_checkpoint_force, ccc_checkpoint_status, &
+            ccc_checkpoint_force_status, ccc_is_restarted
+  ! Results of ccc_checkpoint_status and ccc_checkpoint_force_status.
+  integer(c_int), parameter, public :: CCC_NONE = 0, CCC_TAKEN = 1, &
+                                       CCC_RESTARTED = 2
+  interface
+    ! A checkpoint site: takes a checkpoint if one is due.
+    subroutine ccc_checkpoint() bind(c, name="ccc_checkpoint")
+    end subroutine
+    ! A checkpoint site that always takes a checkpoint.
+    subroutine ccc_checkpoint_force() bind(c, name="ccc_checkpoint_force")
+    end subroutine
+    ! As ccc_checkpoint; returns CCC_NONE, CCC_TAKEN or CCC_RESTARTED.
+    function ccc_checkpoint_status() bind(c, name="ccc_checkpoint_status")
+      import :: c_int
+      integer(c_int) :: ccc_checkpoint_status
+    end function
+    ! As ccc_checkpoint_force; returns CCC_TAKEN or CCC_RESTARTED.
+    function ccc_checkpoint_force_status() &
+        bind(c, name="ccc_checkpoint_force_status")
+      import :: c_int
+      integer(c_int) :: ccc_checkpoint_force_status
+    end function
+    ! 1 if this process was restarted from an image, else 0 (C's
+    ! ccc_restarted(); Fortran names are case-insensitive, so that name is
+    ! the constant CCC_RESTARTED here).
+    function ccc_is_restarted() bind(c, name="ccc_restarted")
+      import :: c_int
+      integer(c_int) :: ccc_is_restarted
+    end function
+  end interface
+end module ccc
