@@ -7,8 +7,9 @@
 // slow: %r = call i32 @__ccc_checkpoint_slow(i32 0)
 // so a site costs one load and one branch when no checkpoint is due.
 // `ccc_checkpoint_force()` becomes a direct call of the slow path with 1.
-// Invokes (C++ callers with cleanups) are left as calls to the runtime's
-// ordinary ccc_checkpoint(), which does the same test.
+// Invokes (C++ callers with cleanups) become invokes of the slow path with 0,
+// which does the same test. Every site thus refers to the slow path, which is
+// what links the runtime's main (rt/Entry.cpp) into the program.
 //
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
@@ -28,17 +29,17 @@ STATISTIC(NumForcedSites, "Number of ccc_checkpoint_force sites");
 using namespace llvm;
 
 static void collectCalls(Module &M, StringRef Name,
-                         SmallVectorImpl<CallInst *> &Out) {
+                         SmallVectorImpl<CallBase *> &Out) {
   if (Function *F = M.getFunction(Name))
     for (User *U : F->users())
-      if (auto *CI = dyn_cast<CallInst>(U))
-        if (CI->getCalledOperand() == F)
-          Out.push_back(CI);
+      if (auto *CB = dyn_cast<CallBase>(U))
+        if (CB->getCalledOperand() == F && !isa<CallBrInst>(CB))
+          Out.push_back(CB);
 }
 
 PreservedAnalyses ccc::CheckpointSitesPass::run(Module &M,
                                                 ModuleAnalysisManager &) {
-  SmallVector<CallInst *, 16> Maybe, Force;
+  SmallVector<CallBase *, 16> Maybe, Force;
   // C names, Fortran's implicit-interface names, and the `use ccc`
   // functions that return the status.
   for (StringRef N :
@@ -59,7 +60,7 @@ PreservedAnalyses ccc::CheckpointSitesPass::run(Module &M,
     Pending = new GlobalVariable(M, I32, false, GlobalValue::ExternalLinkage,
                                  nullptr, CCC_PENDING_FLAG);
 
-  auto Replace = [](CallInst *CI, Value *V) {
+  auto Replace = [](CallBase *CI, Value *V) {
     if (!CI->getType()->isVoidTy())
       CI->replaceAllUsesWith(
           CI->getType() == V->getType()
@@ -68,15 +69,35 @@ PreservedAnalyses ccc::CheckpointSitesPass::run(Module &M,
     CI->eraseFromParent();
   };
 
-  for (CallInst *CI : Force) {
-    IRBuilder<> B(CI);
+  // Invokes keep their unwind edge: the slow path called with the site's
+  // kind does the pending test itself.
+  auto ReplaceInvoke = [&](InvokeInst *II, int Kind) {
+    IRBuilder<> B(II);
+    InvokeInst *S =
+        B.CreateInvoke(Slow, II->getNormalDest(), II->getUnwindDest(),
+                       {ConstantInt::get(I32, Kind)});
+    Replace(II, S);
+  };
+  for (CallBase *CB : Force) {
+    if (auto *II = dyn_cast<InvokeInst>(CB)) {
+      ReplaceInvoke(II, CCC_SITE_FORCE);
+      ++NumForcedSites;
+      continue;
+    }
+    IRBuilder<> B(CB);
     CallInst *S = B.CreateCall(Slow, {ConstantInt::get(I32, CCC_SITE_FORCE)});
     S->setTailCallKind(CallInst::TCK_NoTail);
-    Replace(CI, S);
+    Replace(CB, S);
     ++NumForcedSites;
   }
   MDNode *Unlikely = MDBuilder(C).createBranchWeights(1, 100000);
-  for (CallInst *CI : Maybe) {
+  for (CallBase *CB : Maybe) {
+    if (auto *II = dyn_cast<InvokeInst>(CB)) {
+      ReplaceInvoke(II, CCC_SITE_MAYBE);
+      ++NumSites;
+      continue;
+    }
+    auto *CI = cast<CallInst>(CB);
     IRBuilder<> B(CI);
     LoadInst *P =
         B.CreateLoad(I32, Pending, /*isVolatile=*/true, "ccc.pending");

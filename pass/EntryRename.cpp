@@ -6,6 +6,13 @@
 // from libccc_rt.a because the program's is gone) sets up the heap region
 // and the fixed stack, or restarts, and then calls __ccc_user_main.
 //
+// The module also gets a weak `main` that just calls __ccc_user_main: a
+// program linked without the runtime (CMake's compiler check, which compiles
+// with CMAKE_C_FLAGS but links without CMAKE_C_STANDARD_LIBRARIES) still
+// links and runs, without checkpoints. Whenever the runtime is linked, its
+// strong main wins: every checkpoint site pulls in Runtime.o, which pulls in
+// Entry.o.
+//
 // A restarted process resumes inside main and never runs its prologue, so a
 // language runtime that main initialises (flang's main calls
 // _FortranAProgramStart, which records argv and reads the environment)
@@ -104,6 +111,13 @@ PreservedAnalyses ccc::EntryRenamePass::run(Module &M,
   if (Call->getType()->isIntegerTy())
     Ret = B.CreateZExtOrTrunc(Call, I32);
   B.CreateRet(Ret);
+
+  Function *Fallback = Function::Create(FT, GlobalValue::WeakAnyLinkage,
+                                        "main", M);
+  IRBuilder<> FB(BasicBlock::Create(C, "entry", Fallback));
+  FB.CreateRet(FB.CreateCall(Wrapper, {Fallback->getArg(0),
+                                       Fallback->getArg(1),
+                                       Fallback->getArg(2)}));
   ++NumMainsRenamed;
   return PreservedAnalyses::none();
 }

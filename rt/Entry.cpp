@@ -77,6 +77,14 @@ cccReexecWithoutAslr(int Argc, char **Argv, char **Envp) {
                   Exe, strerror(errno));
 }
 
+// Every instrumented site calls this (see CheckpointSites.cpp), so linking
+// a site links this object, whose main overrides the weak fallback main the
+// pass leaves in the program. Programs built without the pass call
+// ccc_checkpoint(), which does not bring this main in.
+extern "C" int __ccc_checkpoint_slow(int Kind) {
+  return ccc::checkpointSlow(Kind);
+}
+
 int main(int Argc, char **Argv, char **Envp) {
   ccc::configInit();
   if (ccc::Cfg.Disabled)

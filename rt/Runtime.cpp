@@ -551,7 +551,11 @@ char **copyStrings(char **V, int *CountOut) {
 
 using namespace ccc;
 
-extern "C" int __ccc_checkpoint_slow(int Kind) {
+// The slow path of every site. Instrumented sites reach it through
+// __ccc_checkpoint_slow in Entry.cpp (which links the runtime's main); the
+// API functions below do not, so a program built without the pass can link
+// the runtime and keep its own main.
+int ccc::checkpointSlow(int Kind) {
   if (Kind == CCC_SITE_MAYBE && !__ccc_pending)
     return CCC_NONE;
   if (!RT.Ready) {
@@ -577,11 +581,11 @@ extern "C" int __ccc_checkpoint_slow(int Kind) {
 extern "C" int ccc_checkpoint(void) {
   if (!__ccc_pending)
     return CCC_NONE;
-  return __ccc_checkpoint_slow(CCC_SITE_MAYBE);
+  return checkpointSlow(CCC_SITE_MAYBE);
 }
 
 extern "C" int ccc_checkpoint_force(void) {
-  return __ccc_checkpoint_slow(CCC_SITE_FORCE);
+  return checkpointSlow(CCC_SITE_FORCE);
 }
 
 extern "C" int ccc_restarted(void) { return RT.Restarted; }

@@ -29,5 +29,9 @@ typedef int (*UserMain)(int, char **, char **);
 // refers to __ccc_user_main: a program built without the pass can still link
 // the runtime for ccc_checkpoint().)
 [[noreturn]] void runtimeStart(UserMain Main, char **Argv, char **Envp);
+
+// A site's slow path: takes a checkpoint if Kind is CCC_SITE_FORCE or one is
+// pending. Returns CCC_NONE, CCC_TAKEN or CCC_RESTARTED.
+int checkpointSlow(int Kind);
 } // namespace ccc
 #endif

@@ -4,7 +4,9 @@
 For every test that kills and restarts (serial now, MPI later), and never to
 be weakened to make a case pass:
 
- 1. Runs the reference command uninterrupted and keeps its stdout.
+ 1. Runs the reference command uninterrupted and keeps its stdout; runs the
+    checkpointed command uninterrupted once (it must match, and its run
+    time bounds the random kill moments).
  2. Per trial, in a fresh CCC_DIR: starts the ccc-built command with
     timer-triggered checkpoints, waits until a checkpoint is committed (or,
     with --during-write, until an image is being written), SIGKILLs the whole
@@ -119,15 +121,33 @@ def main():
         print(f"[{a.name}] FAIL: reference printed nothing to compare")
         return 1
 
-    failures = kills_total = restarts_total = 0
-    for trial in range(a.trials):
-        d = os.path.join(work, f"t{trial}")
-        os.makedirs(d)
-        env = dict(os.environ, CCC_DIR=os.path.join(d, "ckpt"),
-                   CCC_INTERVAL=a.interval, CCC_VERBOSE="1")
+    def trial_env(ckpt_dir):
+        env = dict(os.environ, CCC_DIR=ckpt_dir, CCC_INTERVAL=a.interval,
+                   CCC_VERBOSE="1")
         for kv in a.env:
             k, _, v = kv.partition("=")
             env[k] = v
+        return env
+
+    # Kill moments are drawn from the checkpointed command's own run time:
+    # it may be faster than the reference (a plain build calls
+    # ccc_checkpoint() out of line at every site). Its uninterrupted output
+    # must match too.
+    t0 = time.monotonic()
+    solo = subprocess.run(cmd, capture_output=True, timeout=a.timeout,
+                          env=trial_env(os.path.join(work, "solo")))
+    run_time = time.monotonic() - t0
+    if solo.returncode != 0 or solo.stdout != ref.stdout:
+        print(f"[{a.name}] FAIL: uninterrupted checkpointed run exited "
+              f"{solo.returncode} or differs from the reference\n"
+              f"{solo.stderr.decode(errors='replace')[-2000:]}")
+        return 1
+
+    failures = kills_total = restarts_total = vacuous = 0
+    for trial in range(a.trials):
+        d = os.path.join(work, f"t{trial}")
+        os.makedirs(d)
+        env = trial_env(os.path.join(d, "ckpt"))
         kills_wanted = rng.randint(1, a.max_kills)
         kills = 0
         run_no = 0
@@ -153,7 +173,7 @@ def main():
             if kills < kills_wanted:
                 # Wait for something worth killing: a committed checkpoint
                 # (or one being written), then kill at a random moment.
-                delay = rng.uniform(0, max(ref_time, 0.2) * 0.8)
+                delay = rng.uniform(0, max(run_time, 0.2) * 0.8)
                 deadline = time.monotonic() + a.timeout
                 armed_at = None
                 stale = set(writing(env["CCC_DIR"]))
@@ -207,11 +227,19 @@ def main():
             print(f"[{a.name}] trial {trial}: FAIL: {problem}\n  (files in {d})", flush=True)
         else:
             print(f"[{a.name}] trial {trial}: ok ({kills} kills, {run_no} runs)", flush=True)
+            vacuous += kills == 0
             if not a.keep:
                 shutil.rmtree(d, ignore_errors=True)
     print(f"[{a.name}] {a.trials - failures}/{a.trials} trials identical, "
           f"{kills_total} kills, {restarts_total} restarts, {failures} mismatches "
-          f"(reference {ref_time:.2f} s, seed {seed})", flush=True)
+          f"(reference {ref_time:.2f} s, checkpointed {run_time:.2f} s, "
+          f"seed {seed})", flush=True)
+    # A trial that finished before anything could be killed proves nothing.
+    if vacuous * 4 > a.trials:
+        print(f"[{a.name}] FAIL: {vacuous} of {a.trials} trials ended before "
+              f"a kill: make the run longer than the checkpoint interval "
+              f"({a.interval} s)", flush=True)
+        failures += 1
     if not failures and not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0

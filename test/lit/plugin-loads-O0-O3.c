@@ -16,4 +16,5 @@ int main(void) {
 // CHECK-DAG: @__ccc_gr.Steps = private global {{.*}} section "ccc_globals"
 // CHECK-DAG: define {{.*}}i32 @__ccc_user_main(
 // CHECK-DAG: load volatile i32, ptr @__ccc_pending
-// CHECK-NOT: define {{.*}} @main(
+// CHECK-DAG: define weak {{.*}}i32 @main(
+// CHECK-NOT: define {{(dso_local )?}}i32 @main(

@@ -151,7 +151,7 @@ int main(int argc, char **argv) {
 
   std::vector<Small *> Smalls;
   std::vector<std::pair<Obj *, size_t>> ObjArrays;
-  std::vector<Cell *> Cells;             // new Cell: aligned new
+  std::vector<Cell *> Cells;                         // new Cell: aligned new
   std::vector<std::pair<Cell *, size_t>> CellArrays; // new Cell[n]
   std::vector<Page *> Pages;
   std::vector<std::pair<void *, size_t>> Raw256; // align_val_t(256)
@@ -160,13 +160,13 @@ int main(int argc, char **argv) {
   std::vector<Cell *> NothrowCells;
   std::allocator<Cell> CellAlloc;
   std::vector<std::pair<Cell *, size_t>> AllocCells; // std::allocator direct
-  std::vector<Cell> CellVec;                          // aligned vector storage
+  std::vector<Cell> CellVec;                         // aligned vector storage
   std::deque<uint64_t> Deque;
   std::list<std::string> List;
   std::set<uint64_t> Set;
 
-  Arena MallocArena{static_cast<unsigned char *>(std::malloc(300 * SlotSize)),
-                    300, {}};
+  Arena MallocArena{
+      static_cast<unsigned char *>(std::malloc(300 * SlotSize)), 300, {}};
   Arena NewArena{new unsigned char[200 * SlotSize], 200, {}};
   arenaFill(MallocArena);
   arenaFill(NewArena);
@@ -187,8 +187,8 @@ int main(int argc, char **argv) {
 
     // Many small objects, plain new and sized delete.
     for (int K = 0; K < 60; ++K)
-      Smalls.push_back(new Small{static_cast<uint32_t>(S),
-                                 static_cast<uint32_t>(next())});
+      Smalls.push_back(
+          new Small{static_cast<uint32_t>(S), static_cast<uint32_t>(next())});
     while (Smalls.size() > 6000) {
       size_t I = next() % Smalls.size();
       Freed = mix(Freed, Smalls[I]->Val);

@@ -199,7 +199,7 @@ struct CountingDelete {
   }
 };
 
-std::shared_ptr<GNode> Root;      // global owner of the tree
+std::shared_ptr<GNode> Root;            // global owner of the tree
 std::vector<std::weak_ptr<GNode>> Seen; // weak handles, many expire
 size_t SeenKept = 0;
 

@@ -56,9 +56,11 @@ int LateInitRuns = 0;
 std::map<std::string, long> buildOpcodes() {
   ++GlobalCtorRuns;
   std::map<std::string, long> M;
-  const char *Names[] = {"add-with-carry-and-saturation", "sub", "mul",
-                         "fused-multiply-add-extended", "div", "shift-left",
-                         "rotate-right-through-carry", "xor"};
+  const char *Names[] = {
+      "add-with-carry-and-saturation", "sub", "mul",
+      "fused-multiply-add-extended",   "div", "shift-left",
+      "rotate-right-through-carry",    "xor",
+  };
   long V = 11;
   for (const char *N : Names)
     M[N] = V = V * 31 + 7;
@@ -128,8 +130,8 @@ LateState &lateState() {
 // initialization and destructors (reached through TLS wrapper functions).
 thread_local uint64_t TlsCounter = 5;
 thread_local double TlsArr[64];
-thread_local std::string TlsName = "thread-local-string-beyond-sso-" +
-                                   std::to_string(GlobalText.size());
+thread_local std::string TlsName =
+    "thread-local-string-beyond-sso-" + std::to_string(GlobalText.size());
 thread_local std::vector<int> TlsVec(10, 3);
 
 uint64_t tlsLocalStatic() {
@@ -262,7 +264,8 @@ int main(int argc, char **argv) {
     X = X * 0.999 + Y * 1e-6;
 
     // Globals built by static constructors.
-    std::string Key = "dyn-opcode-with-long-name-" + std::to_string(next() % 50);
+    std::string Key =
+        "dyn-opcode-with-long-name-" + std::to_string(next() % 50);
     Opcodes[Key] += S;
     if (Opcodes.size() > 40)
       Opcodes.erase(Key);

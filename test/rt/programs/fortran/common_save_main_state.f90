@@ -159,9 +159,11 @@ subroutine saved_locals(it, hout)
   word(1 + mod(calls, 8):1 + mod(calls, 8)) = achar(97 + mod(it + k, 26))
   call mix(h, bits(acc(k)))
   call mix(h, int(tbl(1 + mod(calls, 8)), 8))
-  call mix(h, int(iachar(word(1:1)), 8) + 256 * int(calls, 8))
+  call mix(h, int(calls, 8))
+  do k = 1, len(word)
+    call mix(h, int(iachar(word(k:k)), 8))
+  end do
   hout = h
-  if (it < 0) print *, word
 end subroutine
 
 function saved_summary() result(h)
