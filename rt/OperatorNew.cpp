@@ -49,47 +49,74 @@ void *allocate(std::size_t N, std::size_t Align, bool Throw) {
 constexpr std::size_t kDefault = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
 } // namespace
 
+// Weak, so that a program replacing some of them itself (a pool allocator)
+// still links; its versions win, and memory they take from malloc or from
+// a global is saved all the same.
+#define CCC_REPLACEABLE __attribute__((weak))
+
 using std::align_val_t;
 using std::nothrow_t;
 using std::size_t;
 
-void *operator new(size_t N) { return allocate(N, kDefault, true); }
-void *operator new[](size_t N) { return allocate(N, kDefault, true); }
-void *operator new(size_t N, const nothrow_t &) noexcept {
+CCC_REPLACEABLE void *operator new(size_t N) {
+  return allocate(N, kDefault, true);
+}
+CCC_REPLACEABLE void *operator new[](size_t N) {
+  return allocate(N, kDefault, true);
+}
+CCC_REPLACEABLE void *operator new(size_t N, const nothrow_t &) noexcept {
   return allocate(N, kDefault, false);
 }
-void *operator new[](size_t N, const nothrow_t &) noexcept {
+CCC_REPLACEABLE void *operator new[](size_t N, const nothrow_t &) noexcept {
   return allocate(N, kDefault, false);
 }
-void *operator new(size_t N, align_val_t A) {
+CCC_REPLACEABLE void *operator new(size_t N, align_val_t A) {
   return allocate(N, static_cast<size_t>(A), true);
 }
-void *operator new[](size_t N, align_val_t A) {
+CCC_REPLACEABLE void *operator new[](size_t N, align_val_t A) {
   return allocate(N, static_cast<size_t>(A), true);
 }
-void *operator new(size_t N, align_val_t A, const nothrow_t &) noexcept {
+CCC_REPLACEABLE void *operator new(size_t N, align_val_t A,
+                                   const nothrow_t &) noexcept {
   return allocate(N, static_cast<size_t>(A), false);
 }
-void *operator new[](size_t N, align_val_t A, const nothrow_t &) noexcept {
+CCC_REPLACEABLE void *operator new[](size_t N, align_val_t A,
+                                     const nothrow_t &) noexcept {
   return allocate(N, static_cast<size_t>(A), false);
 }
 
 // __ccc_free frees aligned blocks and blocks of other allocators too.
-void operator delete(void *P) noexcept { __ccc_free(P); }
-void operator delete[](void *P) noexcept { __ccc_free(P); }
-void operator delete(void *P, size_t) noexcept { __ccc_free(P); }
-void operator delete[](void *P, size_t) noexcept { __ccc_free(P); }
-void operator delete(void *P, const nothrow_t &) noexcept { __ccc_free(P); }
-void operator delete[](void *P, const nothrow_t &) noexcept { __ccc_free(P); }
-void operator delete(void *P, align_val_t) noexcept { __ccc_free(P); }
-void operator delete[](void *P, align_val_t) noexcept { __ccc_free(P); }
-void operator delete(void *P, size_t, align_val_t) noexcept { __ccc_free(P); }
-void operator delete[](void *P, size_t, align_val_t) noexcept {
+CCC_REPLACEABLE void operator delete(void *P) noexcept { __ccc_free(P); }
+CCC_REPLACEABLE void operator delete[](void *P) noexcept { __ccc_free(P); }
+CCC_REPLACEABLE void operator delete(void *P, size_t) noexcept {
   __ccc_free(P);
 }
-void operator delete(void *P, align_val_t, const nothrow_t &) noexcept {
+CCC_REPLACEABLE void operator delete[](void *P, size_t) noexcept {
   __ccc_free(P);
 }
-void operator delete[](void *P, align_val_t, const nothrow_t &) noexcept {
+CCC_REPLACEABLE void operator delete(void *P, const nothrow_t &) noexcept {
+  __ccc_free(P);
+}
+CCC_REPLACEABLE void operator delete[](void *P, const nothrow_t &) noexcept {
+  __ccc_free(P);
+}
+CCC_REPLACEABLE void operator delete(void *P, align_val_t) noexcept {
+  __ccc_free(P);
+}
+CCC_REPLACEABLE void operator delete[](void *P, align_val_t) noexcept {
+  __ccc_free(P);
+}
+CCC_REPLACEABLE void operator delete(void *P, size_t, align_val_t) noexcept {
+  __ccc_free(P);
+}
+CCC_REPLACEABLE void operator delete[](void *P, size_t, align_val_t) noexcept {
+  __ccc_free(P);
+}
+CCC_REPLACEABLE void operator delete(void *P, align_val_t,
+                                     const nothrow_t &) noexcept {
+  __ccc_free(P);
+}
+CCC_REPLACEABLE void operator delete[](void *P, align_val_t,
+                                       const nothrow_t &) noexcept {
   __ccc_free(P);
 }

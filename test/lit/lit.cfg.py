@@ -4,7 +4,7 @@ import lit.formats
 
 config.name = "ccc-pass"
 config.test_format = lit.formats.ShTest(True)
-config.suffixes = [".ll", ".c"]
+config.suffixes = [".ll", ".c", ".cpp", ".f90"]
 config.excludes = ["Inputs"]
 config.test_source_root = config.ccc_source_dir
 config.environment["PATH"] = os.pathsep.join(
@@ -14,3 +14,6 @@ config.substitutions.append(
     ("%opt", f"opt -load-pass-plugin={config.ccc_plugin}"))
 config.substitutions.append(
     ("%clang", f"clang -I{config.ccc_include}"))
+config.substitutions.append(
+    ("%clangxx", f"clang++ -I{config.ccc_include}"))
+config.substitutions.append(("%flang", "flang-new"))
