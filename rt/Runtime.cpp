@@ -555,6 +555,17 @@ using namespace ccc;
 // __ccc_checkpoint_slow in Entry.cpp (which links the runtime's main); the
 // API functions below do not, so a program built without the pass can link
 // the runtime and keep its own main.
+// libstdc++'s per-thread exception state: { caught exceptions, uncaught
+// count }. Weak: a C or Fortran program has no libstdc++.
+extern "C" __attribute__((weak)) void **__cxa_get_globals() noexcept;
+
+static bool inCxxExceptionHandling() {
+  if (!__cxa_get_globals)
+    return false;
+  void **G = __cxa_get_globals();
+  return G[0] || *reinterpret_cast<unsigned *>(&G[1]);
+}
+
 int ccc::checkpointSlow(int Kind) {
   if (Kind == CCC_SITE_MAYBE && !__ccc_pending)
     return CCC_NONE;
@@ -573,6 +584,16 @@ int ccc::checkpointSlow(int Kind) {
                  "checkpoint taken (sites must be on the main thread)");
     Warned = true;
     return CCC_NONE;
+  }
+  if (inCxxExceptionHandling()) {
+    static bool Warned;
+    if (!Warned)
+      logMessage("checkpoint not taken: ccc_checkpoint() was reached inside "
+                 "a C++ catch handler or during unwinding, whose exception "
+                 "object libstdc++ keeps outside the saved state; it will "
+                 "be taken at the next site outside (reported once)");
+    Warned = true;
+    return CCC_NONE; // a pending request stays pending
   }
   __ccc_pending = 0;
   return takeCheckpoint();
