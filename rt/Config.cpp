@@ -87,6 +87,14 @@ void configInit() {
     else
       fatal("CCC_UNSAVED=%s: expected error, warn or ignore", V);
   }
+  if (const char *V = env("CCC_PROTOCOL")) {
+    if (!strcmp(V, "nonblocking"))
+      fatal("CCC_PROTOCOL=nonblocking: C3's non-blocking protocol is not "
+            "available in this version yet; use CCC_PROTOCOL=blocking (every "
+            "rank executes the same sequence of ccc_checkpoint() calls)");
+    if (strcmp(V, "blocking"))
+      fatal("CCC_PROTOCOL=%s: expected blocking", V);
+  }
   Cfg.CompressLevel = envInt("CCC_COMPRESS", 1, 0, 19);
   long Cores = sysconf(_SC_NPROCESSORS_ONLN);
   Cfg.Threads =

@@ -25,6 +25,7 @@ enum SectionType : uint32_t {
   SecStack = 4,   // the live part of the fixed-address stack
   SecLoadMap = 5, // text: "start-end path" of every file mapping
   SecRuntime = 6, // struct RuntimeState
+  SecParallel = 7, // the MPI layer's restart parameters (Parallel.h)
 };
 
 enum Codec : uint32_t { CodecRaw = 0, CodecZstd = 1 };
@@ -87,6 +88,7 @@ struct RuntimeState {
   uint64_t HeapBase, HeapReserve;
   uint64_t StackBase, StackSize;
   uint64_t MainArgs; // main's arguments, in the heap region
+  uint64_t ParallelState; // the MPI layer's state, in the heap region
 };
 
 } // namespace ccc

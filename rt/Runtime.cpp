@@ -15,6 +15,7 @@
 #include "HeapRegion.h"
 #include "Image.h"
 #include "Log.h"
+#include "Parallel.h"
 #include "Process.h"
 #include "Store.h"
 #include "UnsavedGlobals.h"
@@ -41,9 +42,16 @@ volatile int __ccc_pending = 0;
 
 namespace ccc {
 namespace {
+// Set with __ccc_pending by the timer and the signal: a checkpoint was asked
+// for (the MPI layer keeps __ccc_pending set for its own reasons).
+volatile int Requested = 0;
+// CLOCK_MONOTONIC ns when the last checkpoint ended (the timer counts from
+// there).
+std::atomic<uint64_t> LastCheckpointEnd{0};
 
 struct RuntimeGlobals {
   bool Ready = false;     // main runs on our stack: sites may checkpoint
+  uint32_t Rank = 0, NRanks = 1;
   bool Restarted = false; // this process was restored from an image
   uintptr_t StackLow = 0, StackHigh = 0;
   uint64_t NextVersion = 1;
@@ -110,7 +118,14 @@ void *timerThread(void *) {
   for (;;) {
     while (nanosleep(&T, &T) != 0 && errno == EINTR) {
     }
-    T = {(time_t)(Ns / 1000000000ull), (long)(Ns % 1000000000ull)};
+    // The interval is computing time between checkpoints: a program whose
+    // images take longer to write than the interval still progresses.
+    uint64_t Since = nowNs(CLOCK_MONOTONIC) - LastCheckpointEnd;
+    uint64_t Wait = Since < Ns ? Ns - Since : Ns;
+    T = {(time_t)(Wait / 1000000000ull), (long)(Wait % 1000000000ull)};
+    if (Since < Ns)
+      continue;
+    Requested = 1;
     __ccc_pending = 1;
   }
   return nullptr;
@@ -134,7 +149,10 @@ void startTriggers() {
   }
   if (Cfg.Signal) {
     struct sigaction SA = {};
-    SA.sa_handler = [](int) { __ccc_pending = 1; };
+    SA.sa_handler = [](int) {
+      Requested = 1;
+      __ccc_pending = 1;
+    };
     SA.sa_flags = SA_RESTART;
     sigemptyset(&SA.sa_mask);
     sigaction(Cfg.Signal, &SA, nullptr);
@@ -149,14 +167,14 @@ void openStore() {
           Cfg.Dir, strerror(errno));
   // One process per NAME and rank writes into a directory at a time.
   char Lock[kPathMax];
-  snprintf(Lock, sizeof(Lock), "%s/%s.r%u.lock", Cfg.Dir, Cfg.Name, 0u);
+  snprintf(Lock, sizeof(Lock), "%s/%s.r%u.lock", Cfg.Dir, Cfg.Name, RT.Rank);
   int Fd = open(Lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (Fd < 0)
     fatal("cannot create %s: %s", Lock, strerror(errno));
   if (flock(Fd, LOCK_EX | LOCK_NB) != 0)
     fatal("%s is locked: another run of %s uses CCC_DIR=%s", Lock, Cfg.Name,
           Cfg.Dir);
-  removeStaleTemporaries(Cfg.Dir, Cfg.Name, 0);
+  removeStaleTemporaries(Cfg.Dir, Cfg.Name, RT.Rank);
   RT.NextVersion = highestVersion(Cfg.Dir, Cfg.Name) + 1;
 }
 
@@ -170,9 +188,9 @@ struct HeapWriteCtx {
 bool writeImage(ImageWriter &W, uint64_t Version) {
   ImageHeader &H = W.header();
   H.Version = Version;
-  H.Rank = 0;
-  H.NRanks = 1;
-  H.Protocol = 0;
+  H.Rank = RT.Rank;
+  H.NRanks = RT.NRanks;
+  H.Protocol = Parallel ? 1 : 0;
   H.CreatedNs = nowNs(CLOCK_REALTIME);
   H.BuildIdLen = RT.BuildIdLen;
   memcpy(H.BuildId, RT.BuildId, RT.BuildIdLen);
@@ -195,6 +213,13 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   if (!W.beginSection(SecLoadMap, false) ||
       !W.addBytes(RT.LoadMap, RT.LoadMapLen) || !W.endSection())
     return false;
+  if (Parallel) {
+    char Blob[4096];
+    size_t N = Parallel->stateBlob(Blob, sizeof(Blob));
+    if (!W.beginSection(SecParallel, false) || !W.addBytes(Blob, N) ||
+        !W.endSection())
+      return false;
+  }
 
   bool Z = Cfg.CompressLevel > 0;
   size_t NG;
@@ -237,7 +262,7 @@ __attribute__((noinline)) bool writeAndCommit() {
   uint64_t T0 = nowNs(CLOCK_MONOTONIC);
   uint64_t V = RT.NextVersion++;
   char Final[kPathMax], Tmp[kPathMax + 8];
-  imagePath(Final, Cfg.Dir, Cfg.Name, V, 0);
+  imagePath(Final, Cfg.Dir, Cfg.Name, V, RT.Rank);
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
   uint64_t Bytes = 0;
   {
@@ -257,6 +282,13 @@ __attribute__((noinline)) bool writeAndCommit() {
                (unsigned long long)V, Tmp, strerror(errno));
     unlink(Tmp);
     return false;
+  }
+  if (Parallel) {
+    // Durable here; the layer commits the version once every rank's is.
+    CCC_DEBUG("checkpoint %llu written: %s, %llu bytes, %.3f s",
+              (unsigned long long)V, Final, (unsigned long long)Bytes,
+              (nowNs(CLOCK_MONOTONIC) - T0) / 1e9);
+    return true;
   }
   char Err[kPathMax + 128];
   if (!writeCommit(Cfg.Dir, Cfg.Name, V, 1, Err, sizeof(Err))) {
@@ -296,6 +328,10 @@ __attribute__((noinline)) int takeCheckpoint() {
   RT.Ctx.StackHigh = RT.StackHigh;
   int SavedErrno = RT.Ctx.Errno;
   bool Ok = writeAndCommit();
+  LastCheckpointEnd = nowNs(CLOCK_MONOTONIC);
+  // A timer tick or signal during the write is answered by this checkpoint.
+  Requested = 0;
+  __ccc_pending = 0;
   heapUnlock();
   errno = SavedErrno;
   return Ok ? CCC_TAKEN : CCC_NONE;
@@ -379,7 +415,8 @@ jumpToSavedContext() {
 
 // Checks everything that can be checked before touching memory, then writes
 // the image back. False (with Why) if this image cannot be used.
-bool restoreFrom(const char *Path, char *Why, size_t WhyCap) {
+bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
+                 char *Blob = nullptr, size_t *BlobLen = nullptr) {
   ImageReader R;
   if (!R.open(Path)) {
     snprintf(Why, WhyCap, "%s", R.error());
@@ -399,9 +436,9 @@ bool restoreFrom(const char *Path, char *Why, size_t WhyCap) {
              H.ProgramName);
     return false;
   }
-  if (H.Rank != 0 || H.NRanks != 1) {
-    snprintf(Why, WhyCap, "image of rank %u of %u, this is a serial run",
-             H.Rank, H.NRanks);
+  if (H.Rank != RT.Rank || H.NRanks != RT.NRanks) {
+    snprintf(Why, WhyCap, "image of rank %u of %u ranks, this is rank %u of %u",
+             H.Rank, H.NRanks, RT.Rank, RT.NRanks);
     return false;
   }
   const SectionEntry *SCtx = R.find(SecContext), *SRt = R.find(SecRuntime),
@@ -423,14 +460,26 @@ bool restoreFrom(const char *Path, char *Why, size_t WhyCap) {
   }
   if (!loadMapsCompatible(SavedMap, RT.LoadMap, Why, WhyCap))
     return false;
-  if (State.HeapBase != heapBase() || State.HeapReserve > heapReserve()) {
+  // (Checked against what the region will be: it may not be mapped yet.)
+  if (State.HeapBase != kHeapBase || State.HeapReserve > Cfg.HeapReserve) {
     snprintf(Why, WhyCap,
              "heap region 0x%llx (%llu bytes) does not fit this run's "
              "(0x%lx, %zu bytes; set CCC_HEAP_RESERVE as in the first run)",
              (unsigned long long)State.HeapBase,
-             (unsigned long long)State.HeapReserve, (unsigned long)heapBase(),
-             heapReserve());
+             (unsigned long long)State.HeapReserve, (unsigned long)kHeapBase,
+             (size_t)Cfg.HeapReserve);
     return false;
+  }
+  if (!Apply) {
+    const SectionEntry *SP = R.find(SecParallel);
+    if (Blob && SP) {
+      *BlobLen = SP->RawSize < 4096 ? SP->RawSize : 4096;
+      if (!R.readBlob(*SP, Blob, *BlobLen)) {
+        snprintf(Why, WhyCap, "%s", R.error());
+        return false;
+      }
+    }
+    return true;
   }
   RestoreCtx RC = {Why, WhyCap, false};
   if (!R.readRanges(*SG, globalSink, &RC) || RC.Bad ||
@@ -456,6 +505,77 @@ void reinitLanguageRuntime() {
     __ccc_restart_init(A->Argc, A->Argv, A->Envp);
 }
 
+void remapHeapForRestore() {
+  // Start from a clean region so nothing of a rejected image remains.
+  if (heapIsMapped())
+    heapUnmap();
+  if (!heapMap(kHeapBase, Cfg.HeapReserve, false))
+    fatal("cannot map the heap region at 0x%lx: %s", (unsigned long)kHeapBase,
+          strerror(errno));
+}
+
+[[noreturn]] void resumeRestored(const char *Path, uint64_t Version) {
+  CCC_INFO("restarting from %s (checkpoint %llu)", Path,
+           (unsigned long long)Version);
+  RT.Restarted = true;
+  reinitLanguageRuntime();
+  if (Parallel)
+    Parallel->afterRestore();
+  RT.Ready = true;
+  startTriggers();
+  jumpToSavedContext();
+}
+
+// An MPI job restarts from the newest version every rank can restore: each
+// rank checks its own image first (touching no memory), the ranks agree,
+// then all restore; if any rank fails while restoring, all go one older.
+[[noreturn]] void restartParallel(const uint64_t *Versions, int N) {
+  uint64_t Bound = UINT64_MAX;
+  bool Initialised = false;
+  char Path[kPathMax], Why[1024];
+  for (;;) {
+    uint64_t Local = 0;
+    char Blob[4096];
+    size_t BlobLen = 0;
+    for (int I = 0; I < N && !Local; ++I) {
+      if (Versions[I] > Bound)
+        continue;
+      imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], RT.Rank);
+      Why[0] = 0;
+      if (restoreFrom(Path, false, Why, sizeof(Why), Blob, &BlobLen))
+        Local = Versions[I];
+      else
+        logMessage("cannot restart from %s: %s", Path, Why);
+    }
+    if (!Initialised) {
+      Parallel->initForRestart(Blob, BlobLen);
+      Initialised = true;
+    }
+    uint64_t Chosen = Parallel->allMin(Local);
+    if (Chosen == 0)
+      fatal("no checkpoint of %s in %s can be restored by every rank; "
+            "nothing was deleted. Start afresh with CCC_RESTART=never, or "
+            "use another CCC_DIR",
+            Cfg.Name, Cfg.Dir);
+    // Chosen may be older than this rank's newest and not usable here.
+    imagePath(Path, Cfg.Dir, Cfg.Name, Chosen, RT.Rank);
+    bool Usable = Chosen == Local ||
+                  restoreFrom(Path, false, Why, sizeof(Why), nullptr, nullptr);
+    if (Parallel->allMin(Usable) == 0) {
+      Bound = Chosen - 1;
+      continue;
+    }
+    remapHeapForRestore();
+    Why[0] = 0;
+    bool Ok = restoreFrom(Path, true, Why, sizeof(Why));
+    if (!Ok)
+      logMessage("cannot restart from %s: %s", Path, Why);
+    if (Parallel->allMin(Ok))
+      resumeRestored(Path, Chosen);
+    Bound = Chosen - 1;
+  }
+}
+
 // Tries the committed versions newest first. Returns only if there is
 // nothing to restart from and that is allowed.
 void restartIfPossible() {
@@ -469,24 +589,14 @@ void restartIfPossible() {
             Cfg.Dir, Cfg.Name);
     return;
   }
+  if (Parallel)
+    restartParallel(Versions, N);
   for (int I = 0; I < N; ++I) {
     char Path[kPathMax], Why[1024] = {0};
-    imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], 0);
-    // Start from a clean region so nothing of a rejected image remains.
-    if (heapIsMapped())
-      heapUnmap();
-    if (!heapMap(kHeapBase, Cfg.HeapReserve, false))
-      fatal("cannot map the heap region at 0x%lx: %s", (unsigned long)kHeapBase,
-            strerror(errno));
-    if (restoreFrom(Path, Why, sizeof(Why))) {
-      CCC_INFO("restarting from %s (checkpoint %llu)", Path,
-               (unsigned long long)Versions[I]);
-      RT.Restarted = true;
-      reinitLanguageRuntime();
-      RT.Ready = true;
-      startTriggers();
-      jumpToSavedContext();
-    }
+    imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], RT.Rank);
+    remapHeapForRestore();
+    if (restoreFrom(Path, true, Why, sizeof(Why)))
+      resumeRestored(Path, Versions[I]);
     logMessage("cannot restart from %s: %s%s", Path, Why,
                I + 1 < N ? "; trying the previous checkpoint" : "");
   }
@@ -524,6 +634,8 @@ char **copyStrings(char **V, int *CountOut) {
 } // namespace
 
 [[noreturn]] void runtimeStart(UserMain Main, char **Argv, char **Envp) {
+  if (Parallel)
+    Parallel->launchRank(&RT.Rank, &RT.NRanks);
   RT.BuildIdLen = executableBuildId(RT.BuildId, sizeof(RT.BuildId));
   RT.LoadMapLen = currentLoadMap(RT.LoadMap, sizeof(RT.LoadMap));
   checkUnsavedGlobals();
@@ -544,6 +656,27 @@ char **copyStrings(char **V, int *CountOut) {
   startTriggers();
   RT.Ready = true;
   __ccc_run_on_stack(runUserMain, A, reinterpret_cast<void *>(RT.StackHigh));
+}
+
+ParallelLayer *Parallel = nullptr;
+uint32_t processRank() { return RT.Rank; }
+uint32_t processCount() { return RT.NRanks; }
+uint64_t nextVersion() { return RT.NextVersion; }
+void setNextVersion(uint64_t V) { RT.NextVersion = V; }
+void *parallelState() {
+  return reinterpret_cast<void *>(RT.State.ParallelState);
+}
+void setParallelState(void *P) {
+  RT.State.ParallelState = reinterpret_cast<uint64_t>(P);
+}
+const char *storeDir() { return Cfg.Dir; }
+const char *storeName() { return Cfg.Name; }
+int keepVersions() { return Cfg.Keep; }
+bool runtimeReady() { return RT.Ready; }
+bool takeRequest() {
+  bool R = Requested;
+  Requested = 0;
+  return R;
 }
 } // namespace ccc
 
@@ -595,7 +728,10 @@ int ccc::checkpointSlow(int Kind) {
     Warned = true;
     return CCC_NONE; // a pending request stays pending
   }
+  if (Parallel)
+    return Parallel->site(Kind, takeCheckpoint);
   __ccc_pending = 0;
+  Requested = 0;
   return takeCheckpoint();
 }
 

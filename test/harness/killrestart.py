@@ -54,6 +54,31 @@ def snapshot_leftovers():
     return set(glob.glob("/dev/shm/vader_segment.*")) | set(glob.glob("/tmp/ompi.*"))
 
 
+def descendants(root):
+    children = {}
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(stat) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.split("/")[2]))
+    out, todo = [], [root]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 class Run:
     def __init__(self, cmd, env, log_prefix):
         self.out = open(log_prefix + ".out", "w+b")
@@ -63,11 +88,24 @@ class Run:
         self.start = time.monotonic()
 
     def kill(self):
+        # The whole job dies at once, as when a node fails: the process
+        # group, and every descendant (MPI launchers put ranks into process
+        # groups of their own).
+        victims = descendants(self.p.pid)
         try:
             os.killpg(self.p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         self.p.wait()
+        # Wait until they are gone, so their locks are released.
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in victims) and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def stdout(self):
         self.out.seek(0)

@@ -1,0 +1,134 @@
+//===- Blocking.cpp - CCC_PROTOCOL=blocking: all ranks stop, drain, save --===//
+//
+// The simple coordinated protocol: every ccc_checkpoint() is a collective
+// call (all ranks must execute the same sequence of sites). At each site
+// the ranks agree whether any of them wants a checkpoint (timer, signal or
+// a forced site); if so, each receives every message still in flight to it
+// (the per-peer send and receive counts say how many), saves, and rank 0
+// commits the version once every rank's image is durable. Drained messages
+// are part of the saved state and are delivered to the program's next
+// matching receives, in the order they were sent.
+//
+//===----------------------------------------------------------------------===//
+#include "Layer.h"
+
+#include "../rt/Log.h"
+#include "../rt/Parallel.h"
+#include "../rt/Store.h"
+
+#include "ccc.h"
+#include "ccc/abi.h"
+
+#include <cstring>
+
+namespace ccc {
+namespace mpi {
+
+void forEachActiveRequest(void (*Fn)(Request &));
+bool testRequest(Request &R);
+void waitRequest(Request &R);
+
+namespace {
+
+uint64_t *Expected; // [Size], scratch during a drain
+
+bool allReceived() {
+  for (int P = 0; P < L->Size; ++P)
+    if (L->Recvd[P] < Expected[P])
+      return false;
+  return true;
+}
+
+// Receives one message that no posted request of the program matches, from
+// any communicator the program can use. True if one was received.
+bool drainOne(MPI_Comm C) {
+  int Flag = 0;
+  MPI_Status S;
+  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, realComm(C), &Flag, &S);
+  if (!Flag)
+    return false;
+  MPI_Count Bytes;
+  PMPI_Get_elements_x(&S, MPI_BYTE, &Bytes);
+  auto *M = static_cast<Message *>(saved(sizeof(Message) + Bytes));
+  M->Comm = C;
+  M->Source = S.MPI_SOURCE;
+  M->Tag = S.MPI_TAG;
+  M->Bytes = Bytes;
+  PMPI_Recv(M->Data, (int)Bytes, MPI_BYTE, S.MPI_SOURCE, S.MPI_TAG,
+            realComm(C), MPI_STATUS_IGNORE);
+  (L->PendingTail ? L->PendingTail->Next : L->Pending) = M;
+  L->PendingTail = M;
+  countReceived(C, S.MPI_SOURCE);
+  CCC_DEBUG("drained a message of %lld bytes from %d (tag %d)",
+            (long long)Bytes, S.MPI_SOURCE, S.MPI_TAG);
+  return true;
+}
+
+} // namespace
+
+void drainForCheckpoint() {
+  Expected = static_cast<uint64_t *>(scratch(L->Size * sizeof(uint64_t)));
+  // Expected[P]: how many messages P has sent to this rank, ever.
+  PMPI_Alltoall(L->Sent, 1, MPI_UINT64_T, Expected, 1, MPI_UINT64_T, Private);
+  while (!allReceived()) {
+    forEachActiveRequest([](Request &R) {
+      if (R.Kind == ReqKind::Recv)
+        testRequest(R);
+    });
+    drainOne(MPI_COMM_WORLD);
+    for (uint32_t I = 0; I < L->NObjs; ++I)
+      if (L->Objs[I].Kind == ObjKind::Comm && L->Objs[I].Live)
+        drainOne(objectHandle<MPI_Comm>(I));
+  }
+  scratchFree(Expected);
+  // Every message is now with its receiver, so every send completes; the
+  // image must not hold a send request a restart could not re-create.
+  forEachActiveRequest([](Request &R) {
+    if (R.Kind == ReqKind::Send)
+      waitRequest(R);
+  });
+  forEachActiveRequest([](Request &R) {
+    if (R.Orphan && testRequest(R))
+      R.InUse = false;
+  });
+}
+
+int siteBlocking(int Kind, int (*Take)()) {
+  __ccc_pending = 1; // every site is collective under this protocol
+  uint64_t Want = Kind == CCC_SITE_FORCE || takeRequest(), Any;
+  PMPI_Allreduce(&Want, &Any, 1, MPI_UINT64_T, MPI_MAX, Private);
+  if (!Any)
+    return CCC_NONE;
+  drainForCheckpoint();
+  uint64_t V = nextVersion();
+  int R = Take();
+  __ccc_pending = 1; // the runtime clears it after each checkpoint
+  if (R == CCC_RESTARTED)
+    return R;
+  uint64_t Ok = R == CCC_TAKEN, AllOk;
+  PMPI_Allreduce(&Ok, &AllOk, 1, MPI_UINT64_T, MPI_MIN, Private);
+  uint64_t Committed = 0;
+  if (L->Rank == 0 && AllOk) {
+    char Err[kPathMax + 128];
+    Committed = writeCommit(storeDir(), storeName(), V, L->Size, Err,
+                            sizeof(Err));
+    if (Committed) {
+      pruneVersions(storeDir(), storeName(), keepVersions());
+      CCC_INFO("checkpoint %llu committed (%d ranks)", (unsigned long long)V,
+               L->Size);
+    } else {
+      logMessage("checkpoint %llu not committed: %s; the previous committed "
+                 "checkpoint is kept",
+                 (unsigned long long)V, Err);
+    }
+  } else if (L->Rank == 0) {
+    logMessage("checkpoint %llu not committed: a rank could not write its "
+               "image; the previous committed checkpoint is kept",
+               (unsigned long long)V);
+  }
+  PMPI_Bcast(&Committed, 1, MPI_UINT64_T, 0, Private);
+  return Committed ? CCC_TAKEN : CCC_NONE;
+}
+
+} // namespace mpi
+} // namespace ccc

@@ -1,0 +1,138 @@
+//===- Collectives.cpp - Collective operations ----------------------------===//
+//
+// Under the blocking protocol every rank takes its checkpoint at the same
+// collective site, so no collective crosses a recovery line: the layer only
+// translates handles and lets MPI's own algorithms run.
+//
+//===----------------------------------------------------------------------===//
+#include "Layer.h"
+
+using namespace ccc::mpi;
+
+extern "C" {
+
+int MPI_Barrier(MPI_Comm C) { return PMPI_Barrier(realComm(C)); }
+
+int MPI_Bcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C) {
+  return PMPI_Bcast(B, N, realType(T), Root, realComm(C));
+}
+
+int MPI_Reduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
+               int Root, MPI_Comm C) {
+  return PMPI_Reduce(S, R, N, realType(T), realOp(Op), Root, realComm(C));
+}
+
+int MPI_Allreduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
+                  MPI_Comm C) {
+  return PMPI_Allreduce(S, R, N, realType(T), realOp(Op), realComm(C));
+}
+
+int MPI_Scan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
+             MPI_Comm C) {
+  return PMPI_Scan(S, R, N, realType(T), realOp(Op), realComm(C));
+}
+
+int MPI_Exscan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
+               MPI_Comm C) {
+  return PMPI_Exscan(S, R, N, realType(T), realOp(Op), realComm(C));
+}
+
+int MPI_Gather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
+               MPI_Datatype RT, int Root, MPI_Comm C) {
+  return PMPI_Gather(S, SN, realType(ST), R, RN, realType(RT), Root,
+                     realComm(C));
+}
+
+int MPI_Gatherv(const void *S, int SN, MPI_Datatype ST, void *R,
+                const int RN[], const int Displs[], MPI_Datatype RT, int Root,
+                MPI_Comm C) {
+  return PMPI_Gatherv(S, SN, realType(ST), R, RN, Displs, realType(RT), Root,
+                      realComm(C));
+}
+
+int MPI_Scatter(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
+                MPI_Datatype RT, int Root, MPI_Comm C) {
+  return PMPI_Scatter(S, SN, realType(ST), R, RN, realType(RT), Root,
+                      realComm(C));
+}
+
+int MPI_Scatterv(const void *S, const int SN[], const int Displs[],
+                 MPI_Datatype ST, void *R, int RN, MPI_Datatype RT, int Root,
+                 MPI_Comm C) {
+  return PMPI_Scatterv(S, SN, Displs, realType(ST), R, RN, realType(RT), Root,
+                       realComm(C));
+}
+
+int MPI_Allgather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
+                  MPI_Datatype RT, MPI_Comm C) {
+  return PMPI_Allgather(S, SN, realType(ST), R, RN, realType(RT), realComm(C));
+}
+
+int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
+                   const int RN[], const int Displs[], MPI_Datatype RT,
+                   MPI_Comm C) {
+  return PMPI_Allgatherv(S, SN, realType(ST), R, RN, Displs, realType(RT),
+                         realComm(C));
+}
+
+int MPI_Alltoall(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
+                 MPI_Datatype RT, MPI_Comm C) {
+  return PMPI_Alltoall(S, SN, realType(ST), R, RN, realType(RT), realComm(C));
+}
+
+int MPI_Alltoallv(const void *S, const int SN[], const int SD[],
+                  MPI_Datatype ST, void *R, const int RN[], const int RD[],
+                  MPI_Datatype RT, MPI_Comm C) {
+  return PMPI_Alltoallv(S, SN, SD, realType(ST), R, RN, RD, realType(RT),
+                        realComm(C));
+}
+
+int MPI_Reduce_scatter_block(const void *S, void *R, int N, MPI_Datatype T,
+                             MPI_Op Op, MPI_Comm C) {
+  return PMPI_Reduce_scatter_block(S, R, N, realType(T), realOp(Op),
+                                   realComm(C));
+}
+
+int MPI_Reduce_scatter(const void *S, void *R, const int N[], MPI_Datatype T,
+                       MPI_Op Op, MPI_Comm C) {
+  return PMPI_Reduce_scatter(S, R, N, realType(T), realOp(Op), realComm(C));
+}
+
+//===-- Queries that take handles -----------------------------------------===//
+
+int MPI_Comm_rank(MPI_Comm C, int *R) { return PMPI_Comm_rank(realComm(C), R); }
+int MPI_Comm_size(MPI_Comm C, int *N) { return PMPI_Comm_size(realComm(C), N); }
+int MPI_Type_size(MPI_Datatype T, int *N) {
+  return PMPI_Type_size(realType(T), N);
+}
+int MPI_Type_get_extent(MPI_Datatype T, MPI_Aint *Lb, MPI_Aint *Extent) {
+  return PMPI_Type_get_extent(realType(T), Lb, Extent);
+}
+int MPI_Get_count(const MPI_Status *S, MPI_Datatype T, int *N) {
+  return PMPI_Get_count(S, realType(T), N);
+}
+int MPI_Get_elements(const MPI_Status *S, MPI_Datatype T, int *N) {
+  return PMPI_Get_elements(S, realType(T), N);
+}
+int MPI_Group_size(MPI_Group G, int *N) {
+  return PMPI_Group_size(realGroup(G), N);
+}
+int MPI_Group_rank(MPI_Group G, int *R) {
+  return PMPI_Group_rank(realGroup(G), R);
+}
+int MPI_Group_translate_ranks(MPI_Group A, int N, const int RA[], MPI_Group B,
+                              int RB[]) {
+  return PMPI_Group_translate_ranks(realGroup(A), N, RA, realGroup(B), RB);
+}
+int MPI_Pack(const void *In, int N, MPI_Datatype T, void *Out, int Size,
+             int *Pos, MPI_Comm C) {
+  return PMPI_Pack(In, N, realType(T), Out, Size, Pos, realComm(C));
+}
+int MPI_Unpack(const void *In, int Size, int *Pos, void *Out, int N,
+               MPI_Datatype T, MPI_Comm C) {
+  return PMPI_Unpack(In, Size, Pos, Out, N, realType(T), realComm(C));
+}
+int MPI_Pack_size(int N, MPI_Datatype T, MPI_Comm C, int *Size) {
+  return PMPI_Pack_size(N, realType(T), realComm(C), Size);
+}
+}

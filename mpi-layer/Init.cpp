@@ -1,0 +1,196 @@
+//===- Init.cpp - MPI_Init/Finalize and the runtime's parallel hooks ------===//
+//
+// A fresh run: MPI_Init initialises MPI, creates the layer's state in the
+// saved region and makes all ranks agree on the next checkpoint version. A
+// restart never calls the program's MPI_Init (the program resumes past
+// it): the runtime asks the layer to initialise MPI before it restores
+// memory, to agree on a version, and to rebuild MPI objects afterwards.
+//
+//===----------------------------------------------------------------------===//
+#include "Layer.h"
+
+#include "../rt/Log.h"
+#include "../rt/Parallel.h"
+
+#include "ccc.h"
+#include "ccc/abi.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+namespace ccc {
+namespace mpi {
+
+LayerState *L = nullptr;
+MPI_Comm Private = MPI_COMM_NULL;
+bool Active = false;
+bool Restoring = false;
+
+void *saved(size_t Bytes) {
+  void *P = __ccc_calloc(1, Bytes ? Bytes : 1);
+  if (!P)
+    fatal("out of memory in the MPI layer (%zu bytes)", Bytes);
+  return P;
+}
+
+void *scratch(size_t Bytes) {
+  void *P = __libc_malloc(Bytes ? Bytes : 1);
+  if (!P)
+    fatal("out of memory in the MPI layer (%zu bytes)", Bytes);
+  return P;
+}
+
+void scratchFree(void *P) { __libc_free(P); }
+
+void refuse(const char *Fn, const char *Why) {
+  logMessage("%s is not supported under checkpointing (%s); stopping so "
+             "that no checkpoint silently misses it",
+             Fn, Why);
+  PMPI_Abort(MPI_COMM_WORLD, 3);
+  _exit(3);
+}
+
+namespace {
+
+struct RestartBlob {
+  uint64_t Magic;
+  int ThreadRequested;
+};
+
+int envInt(const char *A, const char *B, const char *C, int Default) {
+  const char *Names[] = {A, B, C};
+  for (const char *N : Names)
+    if (const char *V = getenv(N))
+      return atoi(V);
+  return Default;
+}
+
+void launchRank(uint32_t *Rank, uint32_t *NRanks) {
+  // Open MPI, then MPICH's hydra (PMI), then PMIx.
+  *Rank = envInt("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", 0);
+  *NRanks = envInt("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS", 1);
+}
+
+void initMpi(int Required) {
+  int Provided;
+  int Argc = 0;
+  char **Argv = nullptr;
+  if (PMPI_Init_thread(&Argc, &Argv, Required, &Provided) != MPI_SUCCESS)
+    fatal("MPI_Init_thread failed");
+  PMPI_Comm_dup(MPI_COMM_WORLD, &Private);
+  int Rank, Size;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &Rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &Size);
+  if ((uint32_t)Rank != processRank() || (uint32_t)Size != processCount())
+    fatal("MPI says rank %d of %d, the launcher's environment said %u of %u",
+          Rank, Size, processRank(), processCount());
+}
+
+uint64_t allReduce(uint64_t V, MPI_Op Op) {
+  uint64_t R;
+  PMPI_Allreduce(&V, &R, 1, MPI_UINT64_T, Op, Private);
+  return R;
+}
+
+void initForRestart(const void *Blob, size_t Len) {
+  int Required = MPI_THREAD_SINGLE;
+  RestartBlob B;
+  if (Len >= sizeof(B)) {
+    memcpy(&B, Blob, sizeof(B));
+    if (B.Magic == kStateMagic)
+      Required = B.ThreadRequested;
+  }
+  initMpi(Required);
+}
+
+uint64_t allMin(uint64_t Local) { return allReduce(Local, MPI_MIN); }
+
+void afterRestore() {
+  L = static_cast<LayerState *>(parallelState());
+  if (!L || L->Magic != kStateMagic)
+    fatal("the image holds no MPI layer state");
+  Restoring = true;
+  for (uint32_t I = 0; I < L->NObjs; ++I)
+    rebuildObject(I);
+  afterRestoreRequests();
+  Restoring = false;
+  setNextVersion(allReduce(nextVersion(), MPI_MAX));
+  Active = true;
+  __ccc_pending = 1; // as in MPI_Init: every site is collective
+}
+
+size_t stateBlob(void *Buf, size_t Cap) {
+  RestartBlob B = {kStateMagic, L ? L->ThreadRequested : MPI_THREAD_SINGLE};
+  if (Cap < sizeof(B))
+    return 0;
+  memcpy(Buf, &B, sizeof(B));
+  return sizeof(B);
+}
+
+int site(int Kind, int (*Take)()) {
+  if (!Active) {
+    static bool Warned;
+    if (!Warned)
+      logMessage("ccc_checkpoint() outside MPI_Init..MPI_Finalize: no "
+                 "checkpoint taken");
+    Warned = true;
+    return CCC_NONE;
+  }
+  return siteBlocking(Kind, Take);
+}
+
+ParallelLayer Hooks = {launchRank, initForRestart, allMin,
+                       afterRestore, site,         stateBlob};
+
+// Registered before main, so the runtime knows the job is parallel.
+__attribute__((constructor)) void registerLayer() { Parallel = &Hooks; }
+
+int initLayer(int Required, int *Provided) {
+  if (Active)
+    return MPI_SUCCESS; // a restart already initialised MPI
+  initMpi(Required);
+  if (Provided)
+    PMPI_Query_thread(Provided);
+  L = static_cast<LayerState *>(saved(sizeof(LayerState)));
+  L->Magic = kStateMagic;
+  L->ThreadRequested = Required;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &L->Rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &L->Size);
+  L->Sent = static_cast<uint64_t *>(saved(L->Size * sizeof(uint64_t)));
+  L->Recvd = static_cast<uint64_t *>(saved(L->Size * sizeof(uint64_t)));
+  setParallelState(L);
+  setNextVersion(allReduce(nextVersion(), MPI_MAX));
+  Active = true;
+  // Blocking coordination: every site asks the others (see Blocking.cpp).
+  __ccc_pending = 1;
+  return MPI_SUCCESS;
+}
+
+} // namespace
+} // namespace mpi
+} // namespace ccc
+
+using namespace ccc::mpi;
+
+extern "C" {
+int MPI_Init(int *, char ***) {
+  return initLayer(MPI_THREAD_SINGLE, nullptr);
+}
+
+int MPI_Init_thread(int *, char ***, int Required, int *Provided) {
+  if (Active) {
+    PMPI_Query_thread(Provided);
+    return MPI_SUCCESS;
+  }
+  return initLayer(Required, Provided);
+}
+
+int MPI_Finalize(void) {
+  Active = false;
+  __ccc_pending = 0;
+  if (Private != MPI_COMM_NULL)
+    PMPI_Comm_free(&Private);
+  return PMPI_Finalize();
+}
+}

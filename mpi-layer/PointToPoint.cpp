@@ -1,0 +1,543 @@
+//===- PointToPoint.cpp - Sends, receives, requests, probes ---------------===//
+//
+// Every message is counted per peer (world rank) when it is sent and when
+// the program receives it; at a checkpoint the counts say how many are
+// still in flight (Blocking.cpp). Messages the layer received on the
+// program's behalf at a checkpoint wait in L->Pending and are delivered
+// before anything MPI has: they were sent first.
+//
+// Requests are entries of the layer's table: after a restart, receives that
+// were posted and not complete at the checkpoint are posted again, and
+// requests completed at the checkpoint report their saved status.
+//
+//===----------------------------------------------------------------------===//
+#include "Layer.h"
+
+#include "../rt/Log.h"
+
+#include <cstring>
+
+namespace ccc {
+namespace mpi {
+
+//===-- Counting ----------------------------------------------------------===//
+
+void countSent(MPI_Comm C, int Dest) {
+  if (Dest == MPI_PROC_NULL || !L)
+    return;
+  int W = worldRank(C, Dest);
+  if (W >= 0)
+    L->Sent[W]++;
+}
+
+void countReceived(MPI_Comm C, int Source) {
+  if (Source == MPI_PROC_NULL || Source < 0 || !L)
+    return;
+  int W = worldRank(C, Source);
+  if (W >= 0)
+    L->Recvd[W]++;
+}
+
+//===-- Messages received by the layer ------------------------------------===//
+
+static bool matches(const Message *M, MPI_Comm C, int Source, int Tag) {
+  return M->Comm == C && (Source == MPI_ANY_SOURCE || Source == M->Source) &&
+         (Tag == MPI_ANY_TAG || Tag == M->Tag);
+}
+
+Message *takePending(MPI_Comm C, int Source, int Tag, bool Remove) {
+  if (!L || Source == MPI_PROC_NULL)
+    return nullptr;
+  Message *Prev = nullptr;
+  for (Message *M = L->Pending; M; Prev = M, M = M->Next) {
+    if (!matches(M, C, Source, Tag))
+      continue;
+    if (Remove) {
+      (Prev ? Prev->Next : L->Pending) = M->Next;
+      if (L->PendingTail == M)
+        L->PendingTail = Prev;
+      M->Next = nullptr;
+    }
+    return M;
+  }
+  return nullptr;
+}
+
+static void fillStatus(MPI_Status *S, const Message *M) {
+  S->MPI_SOURCE = M->Source;
+  S->MPI_TAG = M->Tag;
+  S->MPI_ERROR = MPI_SUCCESS;
+  PMPI_Status_set_cancelled(S, 0);
+  PMPI_Status_set_elements_x(S, MPI_BYTE, (MPI_Count)M->Bytes);
+}
+
+int deliver(Message *M, void *Buf, int Count, MPI_Datatype Type,
+            MPI_Status *Status) {
+  MPI_Datatype T = realType(Type);
+  int Size;
+  PMPI_Type_size(T, &Size);
+  int R = MPI_SUCCESS;
+  size_t Fit = M->Bytes;
+  if ((size_t)Size * Count < M->Bytes) {
+    R = MPI_ERR_TRUNCATE;
+    Fit = (size_t)Size * Count;
+  }
+  // The bytes are the message's packed form; unpack whole elements.
+  int Elements = Size ? (int)(Fit / Size) : 0;
+  int Pos = 0;
+  if (Elements)
+    PMPI_Unpack(M->Data, (int)M->Bytes, &Pos, Buf, Elements, T, Private);
+  MPI_Status Local;
+  MPI_Status *S = Status == MPI_STATUS_IGNORE ? &Local : Status;
+  fillStatus(S, M);
+  S->MPI_ERROR = R;
+  __ccc_free(M);
+  return R;
+}
+
+//===-- Requests ----------------------------------------------------------===//
+
+MPI_Request newRequest(ReqKind Kind, Request **Out) {
+  uint32_t I = L->FreeReqHint;
+  while (I < L->NReqs && L->Reqs[I].InUse)
+    ++I;
+  if (I == L->NReqs) {
+    if (L->NReqs == L->CapReqs) {
+      uint32_t Cap = L->CapReqs ? 2 * L->CapReqs : 256;
+      auto *N = static_cast<Request *>(saved(Cap * sizeof(Request)));
+      if (L->NReqs)
+        memcpy(N, L->Reqs, L->NReqs * sizeof(Request));
+      __ccc_free(L->Reqs);
+      L->Reqs = N;
+      L->CapReqs = Cap;
+    }
+    ++L->NReqs;
+  }
+  L->FreeReqHint = I + 1;
+  Request &R = L->Reqs[I];
+  memset(&R, 0, sizeof(R));
+  R.InUse = true;
+  R.Kind = Kind;
+  R.Real = MPI_REQUEST_NULL;
+  *Out = &R;
+  return encodeHandle<MPI_Request>(kHandleReq, I);
+}
+
+Request *request(MPI_Request H) {
+  uint32_t I;
+  if (!L || !decodeHandle(H, kHandleReq, &I) || I >= L->NReqs ||
+      !L->Reqs[I].InUse)
+    return nullptr;
+  return &L->Reqs[I];
+}
+
+void releaseRequest(MPI_Request H) {
+  uint32_t I;
+  if (!decodeHandle(H, kHandleReq, &I))
+    return;
+  L->Reqs[I].InUse = false;
+  if (I < L->FreeReqHint)
+    L->FreeReqHint = I;
+}
+
+// Completion of a request MPI finished: count a receive.
+static void completed(Request &R, const MPI_Status &S) {
+  R.Done = true;
+  R.Real = MPI_REQUEST_NULL;
+  R.Status = S;
+  int Cancelled = 0;
+  PMPI_Test_cancelled(&S, &Cancelled);
+  if (R.Kind == ReqKind::Recv && !Cancelled)
+    countReceived(R.Comm, S.MPI_SOURCE);
+}
+
+// Tests one request; true if complete (then Status is set).
+static bool testOne(Request &R) {
+  if (R.Done)
+    return true;
+  int Flag = 0;
+  MPI_Status S;
+  PMPI_Test(&R.Real, &Flag, &S);
+  if (Flag)
+    completed(R, S);
+  return Flag;
+}
+
+static void waitOne(Request &R) {
+  if (R.Done)
+    return;
+  MPI_Status S;
+  PMPI_Wait(&R.Real, &S);
+  completed(R, S);
+}
+
+// Hands a finished request's status to the program and frees it.
+static int finish(MPI_Request *H, Request &R, MPI_Status *Status) {
+  if (Status != MPI_STATUS_IGNORE)
+    *Status = R.Status;
+  int Err = R.Kind == ReqKind::Recv ? R.Status.MPI_ERROR : MPI_SUCCESS;
+  releaseRequest(*H);
+  *H = MPI_REQUEST_NULL;
+  return Err == MPI_ERR_IN_STATUS ? MPI_SUCCESS : Err;
+}
+
+void afterRestoreRequests() {
+  for (uint32_t I = 0; I < L->NReqs; ++I) {
+    Request &R = L->Reqs[I];
+    if (!R.InUse || R.Done)
+      continue;
+    if (R.Kind != ReqKind::Recv)
+      fatal("send request %u was not complete at the checkpoint", I);
+    R.Real = MPI_REQUEST_NULL;
+    PMPI_Irecv(R.Buf, R.Count, realType(R.Type), R.Peer, R.Tag,
+               realComm(R.Comm), &R.Real);
+  }
+}
+
+// Requests still active (for the checkpoint drain).
+void forEachActiveRequest(void (*Fn)(Request &)) {
+  for (uint32_t I = 0; I < L->NReqs; ++I)
+    if (L->Reqs[I].InUse && !L->Reqs[I].Done)
+      Fn(L->Reqs[I]);
+}
+bool testRequest(Request &R) { return testOne(R); }
+void waitRequest(Request &R) { waitOne(R); }
+
+} // namespace mpi
+} // namespace ccc
+
+using namespace ccc::mpi;
+
+//===-- Sends -------------------------------------------------------------===//
+
+typedef int (*BlockingSend)(const void *, int, MPI_Datatype, int, int,
+                            MPI_Comm);
+typedef int (*NonblockingSend)(const void *, int, MPI_Datatype, int, int,
+                               MPI_Comm, MPI_Request *);
+
+static int sendVia(BlockingSend Fn, const void *Buf, int Count,
+                   MPI_Datatype Type, int Dest, int Tag, MPI_Comm C) {
+  int R = Fn(Buf, Count, realType(Type), Dest, Tag, realComm(C));
+  if (R == MPI_SUCCESS)
+    countSent(C, Dest);
+  return R;
+}
+
+static int isendVia(NonblockingSend Fn, const void *Buf, int Count,
+                    MPI_Datatype Type, int Dest, int Tag, MPI_Comm C,
+                    MPI_Request *Out) {
+  Request *R;
+  MPI_Request H = newRequest(ReqKind::Send, &R);
+  int Err = Fn(Buf, Count, realType(Type), Dest, Tag, realComm(C), &R->Real);
+  if (Err != MPI_SUCCESS) {
+    releaseRequest(H);
+    return Err;
+  }
+  R->Peer = Dest;
+  R->Tag = Tag;
+  R->Comm = C;
+  countSent(C, Dest);
+  *Out = H;
+  return Err;
+}
+
+extern "C" {
+
+int MPI_Send(const void *B, int N, MPI_Datatype T, int D, int Tag,
+             MPI_Comm C) {
+  return sendVia(PMPI_Send, B, N, T, D, Tag, C);
+}
+int MPI_Ssend(const void *B, int N, MPI_Datatype T, int D, int Tag,
+              MPI_Comm C) {
+  return sendVia(PMPI_Ssend, B, N, T, D, Tag, C);
+}
+int MPI_Bsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
+              MPI_Comm C) {
+  return sendVia(PMPI_Bsend, B, N, T, D, Tag, C);
+}
+int MPI_Rsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
+              MPI_Comm C) {
+  return sendVia(PMPI_Rsend, B, N, T, D, Tag, C);
+}
+int MPI_Isend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
+              MPI_Request *R) {
+  return isendVia(PMPI_Isend, B, N, T, D, Tag, C, R);
+}
+int MPI_Issend(const void *B, int N, MPI_Datatype T, int D, int Tag,
+               MPI_Comm C, MPI_Request *R) {
+  return isendVia(PMPI_Issend, B, N, T, D, Tag, C, R);
+}
+int MPI_Ibsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
+               MPI_Comm C, MPI_Request *R) {
+  return isendVia(PMPI_Ibsend, B, N, T, D, Tag, C, R);
+}
+int MPI_Irsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
+               MPI_Comm C, MPI_Request *R) {
+  return isendVia(PMPI_Irsend, B, N, T, D, Tag, C, R);
+}
+
+//===-- Receives ----------------------------------------------------------===//
+
+int MPI_Recv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
+             MPI_Status *Status) {
+  if (Message *M = takePending(C, Src, Tag, true))
+    return deliver(M, B, N, T, Status);
+  MPI_Status Local;
+  MPI_Status *S = Status == MPI_STATUS_IGNORE ? &Local : Status;
+  int R = PMPI_Recv(B, N, realType(T), Src, Tag, realComm(C), S);
+  if (R == MPI_SUCCESS || R == MPI_ERR_TRUNCATE)
+    countReceived(C, S->MPI_SOURCE);
+  return R;
+}
+
+int MPI_Irecv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
+              MPI_Request *Out) {
+  Request *R;
+  MPI_Request H = newRequest(ReqKind::Recv, &R);
+  R->Buf = B;
+  R->Count = N;
+  R->Type = T;
+  R->Peer = Src;
+  R->Tag = Tag;
+  R->Comm = C;
+  if (Message *M = takePending(C, Src, Tag, true)) {
+    deliver(M, B, N, T, &R->Status);
+    R->Done = true;
+    *Out = H;
+    return MPI_SUCCESS;
+  }
+  int Err = PMPI_Irecv(B, N, realType(T), Src, Tag, realComm(C), &R->Real);
+  if (Err != MPI_SUCCESS) {
+    releaseRequest(H);
+    return Err;
+  }
+  *Out = H;
+  return Err;
+}
+
+int MPI_Sendrecv(const void *SB, int SN, MPI_Datatype ST, int Dest, int STag,
+                 void *RB, int RN, MPI_Datatype RT, int Src, int RTag,
+                 MPI_Comm C, MPI_Status *Status) {
+  MPI_Request Reqs[2];
+  int Err = MPI_Irecv(RB, RN, RT, Src, RTag, C, &Reqs[0]);
+  if (Err != MPI_SUCCESS)
+    return Err;
+  Err = MPI_Isend(SB, SN, ST, Dest, STag, C, &Reqs[1]);
+  if (Err != MPI_SUCCESS)
+    return Err;
+  MPI_Wait(&Reqs[1], MPI_STATUS_IGNORE);
+  return MPI_Wait(&Reqs[0], Status);
+}
+
+int MPI_Sendrecv_replace(void *B, int N, MPI_Datatype T, int Dest, int STag,
+                         int Src, int RTag, MPI_Comm C, MPI_Status *Status) {
+  int Size;
+  PMPI_Pack_size(N, realType(T), realComm(C), &Size);
+  void *Tmp = scratch(Size);
+  int Pos = 0;
+  PMPI_Pack(B, N, realType(T), Tmp, Size, &Pos, realComm(C));
+  int Err = MPI_Sendrecv(Tmp, Pos, MPI_PACKED, Dest, STag, B, N, T, Src, RTag,
+                         C, Status);
+  scratchFree(Tmp);
+  return Err;
+}
+
+//===-- Completion --------------------------------------------------------===//
+
+int MPI_Wait(MPI_Request *H, MPI_Status *Status) {
+  if (*H == MPI_REQUEST_NULL)
+    return PMPI_Wait(H, Status);
+  Request *R = request(*H);
+  if (!R)
+    return PMPI_Wait(H, Status);
+  waitOne(*R);
+  return finish(H, *R, Status);
+}
+
+int MPI_Test(MPI_Request *H, int *Flag, MPI_Status *Status) {
+  if (*H == MPI_REQUEST_NULL)
+    return PMPI_Test(H, Flag, Status);
+  Request *R = request(*H);
+  if (!R)
+    return PMPI_Test(H, Flag, Status);
+  *Flag = testOne(*R);
+  return *Flag ? finish(H, *R, Status) : MPI_SUCCESS;
+}
+
+int MPI_Waitall(int N, MPI_Request Hs[], MPI_Status Ss[]) {
+  int Err = MPI_SUCCESS;
+  for (int I = 0; I < N; ++I) {
+    int E = MPI_Wait(&Hs[I], Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+                                                       : &Ss[I]);
+    if (E != MPI_SUCCESS)
+      Err = MPI_ERR_IN_STATUS;
+  }
+  return Err;
+}
+
+int MPI_Testall(int N, MPI_Request Hs[], int *Flag, MPI_Status Ss[]) {
+  // All or nothing: complete none unless all are complete.
+  for (int I = 0; I < N; ++I) {
+    Request *R = request(Hs[I]);
+    if (R && !testOne(*R)) {
+      *Flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *Flag = 1;
+  return MPI_Waitall(N, Hs, Ss);
+}
+
+int MPI_Waitany(int N, MPI_Request Hs[], int *Index, MPI_Status *Status) {
+  for (;;) {
+    bool AnyActive = false;
+    for (int I = 0; I < N; ++I) {
+      Request *R = request(Hs[I]);
+      if (!R)
+        continue;
+      AnyActive = true;
+      if (testOne(*R)) {
+        *Index = I;
+        return finish(&Hs[I], *R, Status);
+      }
+    }
+    if (!AnyActive) {
+      *Index = MPI_UNDEFINED;
+      return MPI_SUCCESS;
+    }
+    // Block in MPI on the real requests rather than spin.
+    MPI_Request *Real =
+        static_cast<MPI_Request *>(scratch(N * sizeof(MPI_Request)));
+    for (int I = 0; I < N; ++I) {
+      Request *R = request(Hs[I]);
+      Real[I] = R ? R->Real : MPI_REQUEST_NULL;
+    }
+    int Got;
+    MPI_Status S;
+    PMPI_Waitany(N, Real, &Got, &S);
+    if (Got != MPI_UNDEFINED) {
+      Request *R = request(Hs[Got]);
+      completed(*R, S);
+    }
+    scratchFree(Real);
+  }
+}
+
+int MPI_Testany(int N, MPI_Request Hs[], int *Index, int *Flag,
+                MPI_Status *Status) {
+  bool AnyActive = false;
+  for (int I = 0; I < N; ++I) {
+    Request *R = request(Hs[I]);
+    if (!R)
+      continue;
+    AnyActive = true;
+    if (testOne(*R)) {
+      *Index = I;
+      *Flag = 1;
+      return finish(&Hs[I], *R, Status);
+    }
+  }
+  *Index = MPI_UNDEFINED;
+  *Flag = !AnyActive;
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int N, MPI_Request Hs[], int *OutCount, int Indices[],
+                 MPI_Status Ss[]) {
+  int First;
+  MPI_Status S;
+  int Err = MPI_Waitany(N, Hs, &First, &S);
+  if (First == MPI_UNDEFINED) {
+    *OutCount = MPI_UNDEFINED;
+    return Err;
+  }
+  int K = 0;
+  Indices[K] = First;
+  if (Ss != MPI_STATUSES_IGNORE)
+    Ss[K] = S;
+  ++K;
+  for (int I = 0; I < N; ++I) {
+    Request *R = request(Hs[I]);
+    if (R && testOne(*R)) {
+      Indices[K] = I;
+      finish(&Hs[I], *R, Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K]);
+      ++K;
+    }
+  }
+  *OutCount = K;
+  return Err;
+}
+
+int MPI_Testsome(int N, MPI_Request Hs[], int *OutCount, int Indices[],
+                 MPI_Status Ss[]) {
+  int K = 0;
+  bool AnyActive = false;
+  for (int I = 0; I < N; ++I) {
+    Request *R = request(Hs[I]);
+    if (!R)
+      continue;
+    AnyActive = true;
+    if (testOne(*R)) {
+      Indices[K] = I;
+      finish(&Hs[I], *R, Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K]);
+      ++K;
+    }
+  }
+  *OutCount = AnyActive ? K : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request *H) {
+  Request *R = request(*H);
+  if (!R)
+    return PMPI_Request_free(H);
+  if (R->Done) {
+    releaseRequest(*H);
+  } else {
+    // Still in flight: the layer completes it (and counts it) later.
+    R->Orphan = true;
+  }
+  *H = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status(MPI_Request H, int *Flag, MPI_Status *Status) {
+  Request *R = request(H);
+  if (!R)
+    return PMPI_Request_get_status(H, Flag, Status);
+  *Flag = testOne(*R);
+  if (*Flag && Status != MPI_STATUS_IGNORE)
+    *Status = R->Status;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request *H) {
+  Request *R = request(*H);
+  if (!R)
+    return PMPI_Cancel(H);
+  if (R->Done)
+    return MPI_SUCCESS;
+  return PMPI_Cancel(&R->Real);
+}
+
+//===-- Probes ------------------------------------------------------------===//
+
+int MPI_Probe(int Src, int Tag, MPI_Comm C, MPI_Status *Status) {
+  if (Message *M = takePending(C, Src, Tag, false)) {
+    if (Status != MPI_STATUS_IGNORE)
+      fillStatus(Status, M);
+    return MPI_SUCCESS;
+  }
+  return PMPI_Probe(Src, Tag, realComm(C), Status);
+}
+
+int MPI_Iprobe(int Src, int Tag, MPI_Comm C, int *Flag, MPI_Status *Status) {
+  if (Message *M = takePending(C, Src, Tag, false)) {
+    *Flag = 1;
+    if (Status != MPI_STATUS_IGNORE)
+      fillStatus(Status, M);
+    return MPI_SUCCESS;
+  }
+  return PMPI_Iprobe(Src, Tag, realComm(C), Flag, Status);
+}
+}

@@ -1,0 +1,57 @@
+//===- Parallel.h - What the runtime asks of the MPI layer ------*- C++ -*-===//
+//
+// The runtime saves and restores one process; a parallel layer (mpi-layer/,
+// libccc_mpi) makes the processes of a job agree: on which version to
+// restart from, on when a checkpoint is taken and on when it counts as
+// committed. The layer registers itself from a static constructor; a serial
+// program has no layer and the runtime does everything alone.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_RT_PARALLEL_H
+#define CCC_RT_PARALLEL_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ccc {
+struct ParallelLayer {
+  // This process's rank and the job's size, from the launcher's
+  // environment (before the communication library is initialised).
+  void (*launchRank)(uint32_t *Rank, uint32_t *NRanks);
+  // Restart, before any memory is restored: initialise the communication
+  // library as the checkpointed run had it (Blob: that image's SecParallel).
+  void (*initForRestart)(const void *Blob, size_t Len);
+  // The minimum of Local over all ranks (collective).
+  uint64_t (*allMin)(uint64_t Local);
+  // The image's memory is back (the layer's saved state with it); rebuild
+  // library objects before the program resumes at its site.
+  void (*afterRestore)();
+  // A site's slow path (Kind: CCC_SITE_*). Take() checkpoints this process
+  // and returns CCC_TAKEN, CCC_NONE (not written) or CCC_RESTARTED.
+  int (*site)(int Kind, int (*Take)());
+  // What the layer needs to restart before memory is restored (thread
+  // level...): written as the image's SecParallel section. Returns bytes.
+  size_t (*stateBlob)(void *Buf, size_t Cap);
+};
+
+// Set by the layer's constructor; null in a serial program.
+extern ParallelLayer *Parallel;
+
+// For the layer.
+uint32_t processRank();
+uint32_t processCount();
+// The next checkpoint version number (the layer makes ranks agree on it).
+uint64_t nextVersion();
+void setNextVersion(uint64_t V);
+// The layer's saved state: a block in the heap region, restored with it.
+void *parallelState();
+void setParallelState(void *P);
+// CCC_DIR and the program's name there (for commit records).
+const char *storeDir();
+const char *storeName();
+int keepVersions();
+bool runtimeReady();
+// True once per timer tick or signal since the last call.
+bool takeRequest();
+} // namespace ccc
+#endif
