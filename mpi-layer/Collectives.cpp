@@ -136,3 +136,36 @@ int MPI_Pack_size(int N, MPI_Datatype T, MPI_Comm C, int *Size) {
   return PMPI_Pack_size(N, realType(T), realComm(C), Size);
 }
 }
+
+extern "C" {
+int MPI_Get_elements_x(const MPI_Status *S, MPI_Datatype T, MPI_Count *N) {
+  return PMPI_Get_elements_x(S, realType(T), N);
+}
+// Predefined attributes (MPI_TAG_UB, ...) and error handlers only: the
+// layer does not record user keyvals or error handlers yet (refused).
+int MPI_Comm_get_attr(MPI_Comm C, int Key, void *Value, int *Flag) {
+  return PMPI_Comm_get_attr(realComm(C), Key, Value, Flag);
+}
+int MPI_Attr_get(MPI_Comm C, int Key, void *Value, int *Flag) {
+  return PMPI_Comm_get_attr(realComm(C), Key, Value, Flag);
+}
+int MPI_Comm_set_errhandler(MPI_Comm C, MPI_Errhandler E) {
+  // Kept across a restart only for MPI_COMM_WORLD set before a checkpoint
+  // would need recording; error handlers other than the predefined ones
+  // cannot be created under ccc yet.
+  return PMPI_Comm_set_errhandler(realComm(C), E);
+}
+int MPI_Abort(MPI_Comm C, int Code) { return PMPI_Abort(realComm(C), Code); }
+// Memory from MPI_Alloc_mem is program data: it lives in the saved heap.
+int MPI_Alloc_mem(MPI_Aint Size, MPI_Info, void *Base) {
+  void *P = __ccc_malloc(Size ? (size_t)Size : 1);
+  if (!P)
+    return MPI_ERR_NO_MEM;
+  *static_cast<void **>(Base) = P;
+  return MPI_SUCCESS;
+}
+int MPI_Free_mem(void *P) {
+  __ccc_free(P);
+  return MPI_SUCCESS;
+}
+}

@@ -47,7 +47,10 @@ void refuse(const char *Fn, const char *Why) {
   logMessage("%s is not supported under checkpointing (%s); stopping so "
              "that no checkpoint silently misses it",
              Fn, Why);
-  PMPI_Abort(MPI_COMM_WORLD, 3);
+  int Initialised = 0;
+  PMPI_Initialized(&Initialised);
+  if (Initialised)
+    PMPI_Abort(MPI_COMM_WORLD, 3);
   _exit(3);
 }
 
@@ -66,7 +69,10 @@ int envInt(const char *A, const char *B, const char *C, int Default) {
   return Default;
 }
 
+bool Launched = false; // the runtime started (the program has sites)
+
 void launchRank(uint32_t *Rank, uint32_t *NRanks) {
+  Launched = true;
   // Open MPI, then MPICH's hydra (PMI), then PMIx.
   *Rank = envInt("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", 0);
   *NRanks = envInt("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS", 1);
@@ -82,7 +88,8 @@ void initMpi(int Required) {
   int Rank, Size;
   PMPI_Comm_rank(MPI_COMM_WORLD, &Rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &Size);
-  if ((uint32_t)Rank != processRank() || (uint32_t)Size != processCount())
+  if (Launched &&
+      ((uint32_t)Rank != processRank() || (uint32_t)Size != processCount()))
     fatal("MPI says rank %d of %d, the launcher's environment said %u of %u",
           Rank, Size, processRank(), processCount());
 }
@@ -192,5 +199,19 @@ int MPI_Finalize(void) {
   if (Private != MPI_COMM_NULL)
     PMPI_Comm_free(&Private);
   return PMPI_Finalize();
+}
+}
+
+// Fortran programs: Open MPI's Fortran bindings call PMPI_* directly and
+// would bypass the layer, so until the layer has its own Fortran entry
+// points (mpi_send_ ...) a Fortran MPI program is stopped at MPI_INIT.
+extern "C" {
+void mpi_init_(MPI_Fint *) {
+  ccc::mpi::refuse("MPI_INIT (Fortran)",
+                   "the Fortran MPI bindings are not wrapped by ccc yet");
+}
+void mpi_init_thread_(MPI_Fint *, MPI_Fint *, MPI_Fint *) {
+  ccc::mpi::refuse("MPI_INIT_THREAD (Fortran)",
+                   "the Fortran MPI bindings are not wrapped by ccc yet");
 }
 }

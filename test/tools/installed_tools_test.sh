@@ -47,4 +47,37 @@ printf 'garbage' >"$work/bad.ccc"
 grep -q '^ccc: .*truncated' "$work/err" || fail "ckpt verify message: $(cat "$work/err")"
 "$ckpt" config | grep -q '^CCC_INTERVAL' || fail "ckpt config"
 "$ckpt" bogus 2>/dev/null && fail "ckpt accepted a bad command"
+
+# MPI programs: ckpt-cc with the system's MPI, with --mpi=, and through the
+# MPI's own wrapper must all link ccc's layer (its MPI_Send defined in the
+# program, not left to libmpi); one of them runs 2 ranks, checkpoints and
+# restarts.
+mpisrc="$src/test/mpi/blocking/sends_in_flight_at_site.c"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+for mpi in openmpi mpich; do
+  [ -f "$work/prefix/lib/libccc_mpi_$mpi.a" ] || continue
+  "$cc" --mpi=$mpi -O2 -o "$work/$mpi.opt" "$mpisrc"
+  if [ $mpi = openmpi ]; then
+    OMPI_CC="$cc" mpicc.openmpi -O2 -o "$work/$mpi.route" "$mpisrc"
+    launch="mpirun.openmpi --oversubscribe -x CCC_DIR -x CCC_INTERVAL -np 2"
+  else
+    MPICH_CC="$cc" mpicc.mpich -O2 -o "$work/$mpi.route" "$mpisrc"
+    launch="mpiexec.mpich -n 2"
+  fi
+  for exe in "$work/$mpi.opt" "$work/$mpi.route"; do
+    nm "$exe" | grep -q ' T MPI_Send$' || fail "$exe: ccc's MPI layer not linked"
+  done
+  rm -rf "$work/mpickpt"
+  CCC_DIR="$work/mpickpt" CCC_INTERVAL=0.05 $launch "$work/$mpi.route" 3000 >"$work/mpi1"
+  ls "$work/mpickpt" | grep -q '\.r1\.ccc$' || fail "$mpi: no rank-1 image"
+  CCC_DIR="$work/mpickpt" CCC_VERBOSE=1 $launch "$work/$mpi.route" 3000 >"$work/mpi2" 2>"$work/mpierr"
+  grep -q 'restarting from' "$work/mpierr" || fail "$mpi: no restart: $(cat "$work/mpierr")"
+  cmp -s "$work/mpi1" "$work/mpi2" || fail "$mpi: restarted output differs"
+done
+if sys=$(command -v mpicc); then
+  "$cc" -O2 -o "$work/sys" "$mpisrc"
+  nm "$work/sys" | grep -q ' T MPI_Send$' || fail "ckpt-cc with the system MPI ($sys): layer not linked"
+fi
+"$cc" --mpi=lam -c x.c 2>"$work/err" && fail "ckpt-cc accepted --mpi=lam"
+grep -q '^ccc: ckpt-cc: --mpi=lam' "$work/err" || fail "--mpi=lam message: $(cat "$work/err")"
 echo "installed tools: ok"
