@@ -79,6 +79,7 @@ void launchRank(uint32_t *Rank, uint32_t *NRanks) {
 }
 
 void initMpi(int Required) {
+  NonBlocking = nonblockingProtocol();
   int Provided;
   int Argc = 0;
   char **Argv = nullptr;
@@ -117,14 +118,21 @@ void afterRestore() {
   L = static_cast<LayerState *>(parallelState());
   if (!L || L->Magic != kStateMagic)
     fatal("the image holds no MPI layer state");
+  if (L->Protocol != (NonBlocking ? 2 : 1))
+    fatal("the image was written under CCC_PROTOCOL=%s; restart it with the "
+          "same protocol",
+          L->Protocol == 2 ? "nonblocking" : "blocking");
   Restoring = true;
   for (uint32_t I = 0; I < L->NObjs; ++I)
     rebuildObject(I);
-  afterRestoreRequests();
-  Restoring = false;
   setNextVersion(allReduce(nextVersion(), MPI_MAX));
+  if (NonBlocking)
+    nbAfterRestore();
+  else
+    afterRestoreRequests();
+  Restoring = false;
   Active = true;
-  __ccc_pending = 1; // as in MPI_Init: every site is collective
+  __ccc_pending = 1; // every site asks the protocol
 }
 
 size_t stateBlob(void *Buf, size_t Cap) {
@@ -144,11 +152,15 @@ int site(int Kind, int (*Take)()) {
     Warned = true;
     return CCC_NONE;
   }
-  return siteBlocking(Kind, Take);
+  return NonBlocking ? siteNonBlocking(Kind, Take) : siteBlocking(Kind, Take);
 }
 
-ParallelLayer Hooks = {launchRank, initForRestart, allMin,
-                       afterRestore, site,         stateBlob};
+bool checkVersion(uint64_t Version, char *Why, size_t Cap) {
+  return !nonblockingProtocol() || nbCheckVersion(Version, Why, Cap);
+}
+
+ParallelLayer Hooks = {launchRank, initForRestart, allMin,      afterRestore,
+                       site,       stateBlob,      checkVersion};
 
 // Registered before main, so the runtime knows the job is parallel.
 __attribute__((constructor)) void registerLayer() { Parallel = &Hooks; }
@@ -166,10 +178,13 @@ int initLayer(int Required, int *Provided) {
   PMPI_Comm_size(MPI_COMM_WORLD, &L->Size);
   L->Sent = static_cast<uint64_t *>(saved(L->Size * sizeof(uint64_t)));
   L->Recvd = static_cast<uint64_t *>(saved(L->Size * sizeof(uint64_t)));
+  L->Protocol = NonBlocking ? 2 : 1;
   setParallelState(L);
   setNextVersion(allReduce(nextVersion(), MPI_MAX));
+  if (NonBlocking)
+    nbInit();
   Active = true;
-  // Blocking coordination: every site asks the others (see Blocking.cpp).
+  // Every site asks the protocol (Blocking.cpp, Protocol.cpp).
   __ccc_pending = 1;
   return MPI_SUCCESS;
 }
@@ -194,6 +209,8 @@ int MPI_Init_thread(int *, char ***, int Required, int *Provided) {
 }
 
 int MPI_Finalize(void) {
+  if (Active && NonBlocking)
+    nbFinalize();
   Active = false;
   __ccc_pending = 0;
   if (Private != MPI_COMM_NULL)

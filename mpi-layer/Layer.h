@@ -102,6 +102,10 @@ struct Request {
   ReqKind Kind;
   bool Done;     // completed; Status holds the result
   bool Orphan;   // freed by the program while active
+  bool Raw;      // non-blocking protocol: posted without a header (PROC_NULL)
+  uint32_t *Hdr;   // non-blocking protocol: the piggybacked header (its own
+                   // block: MPI writes it after the table may have moved)
+  uint64_t Op;     // non-blocking protocol: receive operation id (Protocol.cpp)
   MPI_Request Real;
   MPI_Status Status;
   // Receives: what to post again after a restart.
@@ -122,8 +126,36 @@ struct Message {
   char Data[];
 };
 
+// Non-blocking protocol (C3): a process's mode.
+enum class Mode : uint8_t { Run, NonDetLog, RecvOnlyLog, Restore };
+
+// An early message received in this epoch: its sender (world rank) and the
+// sender's per-destination sequence number, so the sender can suppress
+// exactly that send when it re-executes after a restart.
+struct EarlyEntry {
+  int32_t Src;
+  uint32_t Seq;
+};
+
 struct LayerState {
   uint64_t Magic;
+  uint8_t Protocol; // 1 blocking, 2 non-blocking
+  // Non-blocking protocol (Protocol.cpp). Counters are per world rank and
+  // per epoch.
+  Mode M;
+  bool Initiated;       // another rank started the next checkpoint
+  uint32_t Epoch;       // checkpoints taken (restored with the image)
+  uint64_t VersionBase; // checkpoint version = VersionBase + Epoch
+  uint64_t RecvSeq;     // receive operations posted in this epoch
+  uint64_t *SentEp;     // messages sent in this epoch (sequence numbers)
+  uint64_t *RecvEp;     // intra-epoch messages received in this epoch
+  uint64_t *EarlyEp;    // early messages (sender in the next epoch)
+  uint64_t *LateGot;    // previous-epoch messages received (period)
+  int64_t *LateWant;    // from Checkpoint-Initiated; -1 until it came
+  int64_t *FutureWant;  // Checkpoint-Initiated for our next epoch
+  int NCtrl, NFuture;
+  EarlyEntry *Early;
+  uint32_t NEarly, CapEarly;
   int ThreadRequested;
   int Rank, Size;
   uint64_t *Sent;  // [Size] messages sent to each world rank, ever
@@ -191,7 +223,7 @@ template <typename H> H handleFromBits(uint64_t Bits) {
     return static_cast<H>(static_cast<uint32_t>(Bits));
 }
 
-constexpr uint32_t kHandleObj = 1, kHandleReq = 2;
+constexpr uint32_t kHandleObj = 1, kHandleReq = 2, kHandleColl = 3;
 
 // Program handle <-> object. Predefined handles are not objects.
 Object *object(uint64_t HandleBits);
@@ -217,6 +249,7 @@ void rebuildObject(uint32_t I);
 // Request table.
 MPI_Request newRequest(ReqKind Kind, Request **Out);
 Request *request(MPI_Request R);
+uint32_t *headerOf(Request &R);
 void releaseRequest(MPI_Request R);
 
 // Point-to-point bookkeeping.
@@ -229,7 +262,60 @@ int deliver(Message *M, void *Buf, int Count, MPI_Datatype Type,
             MPI_Status *Status);
 
 // Protocol.
+extern bool NonBlocking; // CCC_PROTOCOL=nonblocking
 int siteBlocking(int Kind, int (*Take)());
+// Non-blocking protocol (Protocol.cpp).
+void nbInit();
+int siteNonBlocking(int Kind, int (*Take)());
+void nbAfterRestore();
+void nbFinalize();
+bool nbCheckVersion(uint64_t Version, char *Why, size_t Cap);
+// The layer's communicator for collectives built on point-to-point, as a
+// program-side handle (ranks are world ranks).
+extern MPI_Comm CollComm;
+MPI_Comm collHandle();
+bool isCollHandle(MPI_Comm C);
+int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
+           MPI_Comm C, int Kind);
+int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
+            MPI_Comm C, int Kind, MPI_Request *Out);
+int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
+           MPI_Comm C, MPI_Status *Status);
+int nbIrecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
+            MPI_Comm C, MPI_Request *Out);
+// Completion of a request's real MPI part: strip the header, classify.
+void nbCompleted(Request &R, MPI_Status &S);
+// Nondeterministic outcomes: logged in NonDet-Log mode, replayed in Restore.
+enum class Event : uint8_t { Test, Testany, Testsome, Testall, Waitany,
+                             Waitsome, Iprobe, Probe };
+bool replayEvent(Event E, int64_t *Vals, int MaxVals, int *NVals);
+void logEvent(Event E, const int64_t *Vals, int NVals);
+// Collectives built on the protocol's messages (CollectivesOverP2P.cpp).
+// Null count arrays mean "the same count (the *All argument) for all".
+int p2pBarrier(MPI_Comm C);
+int p2pBcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C);
+int p2pReduce(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
+              int Root, MPI_Comm C);
+int p2pAllreduce(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
+                 MPI_Comm C);
+int p2pScan(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
+            MPI_Comm C, bool Exclusive);
+int p2pGatherv(const void *S, int SN, MPI_Datatype ST, void *Out,
+               const int *RN, const int *Displs, int RNAll, MPI_Datatype RT,
+               int Root, MPI_Comm C);
+int p2pScatterv(const void *S, const int *SN, const int *Displs, int SNAll,
+                MPI_Datatype ST, void *Out, int RN, MPI_Datatype RT, int Root,
+                MPI_Comm C);
+int p2pAllgatherv(const void *S, int SN, MPI_Datatype ST, void *Out,
+                  const int *RN, const int *Displs, int RNAll,
+                  MPI_Datatype RT, MPI_Comm C);
+int p2pAlltoallv(const void *S, const int *SN, const int *SD, int SNAll,
+                 MPI_Datatype ST, void *Out, const int *RN, const int *RD,
+                 int RNAll, MPI_Datatype RT, MPI_Comm C);
+void copyTyped(const void *From, int FN, MPI_Datatype FT, void *To, int TN,
+               MPI_Datatype TT);
+bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status);
+void nbProgress();
 void drainForCheckpoint();
 void afterRestoreRequests();
 

@@ -23,7 +23,7 @@ namespace mpi {
 //===-- Counting ----------------------------------------------------------===//
 
 void countSent(MPI_Comm C, int Dest) {
-  if (Dest == MPI_PROC_NULL || !L)
+  if (Dest == MPI_PROC_NULL || !L || NonBlocking)
     return;
   int W = worldRank(C, Dest);
   if (W >= 0)
@@ -31,7 +31,7 @@ void countSent(MPI_Comm C, int Dest) {
 }
 
 void countReceived(MPI_Comm C, int Source) {
-  if (Source == MPI_PROC_NULL || Source < 0 || !L)
+  if (Source == MPI_PROC_NULL || Source < 0 || !L || NonBlocking)
     return;
   int W = worldRank(C, Source);
   if (W >= 0)
@@ -131,17 +131,28 @@ Request *request(MPI_Request H) {
   return &L->Reqs[I];
 }
 
+uint32_t *headerOf(Request &R) {
+  if (!R.Hdr)
+    R.Hdr = static_cast<uint32_t *>(saved(2 * sizeof(uint32_t)));
+  return R.Hdr;
+}
+
 void releaseRequest(MPI_Request H) {
   uint32_t I;
   if (!decodeHandle(H, kHandleReq, &I))
     return;
   L->Reqs[I].InUse = false;
+  __ccc_free(L->Reqs[I].Hdr);
+  L->Reqs[I].Hdr = nullptr;
   if (I < L->FreeReqHint)
     L->FreeReqHint = I;
 }
 
 // Completion of a request MPI finished: count a receive.
-static void completed(Request &R, const MPI_Status &S) {
+static void completed(Request &R, const MPI_Status &Real) {
+  MPI_Status S = Real;
+  if (NonBlocking)
+    nbCompleted(R, S);
   R.Done = true;
   R.Real = MPI_REQUEST_NULL;
   R.Status = S;
@@ -245,34 +256,50 @@ extern "C" {
 
 int MPI_Send(const void *B, int N, MPI_Datatype T, int D, int Tag,
              MPI_Comm C) {
+  if (NonBlocking)
+    return nbSend(B, N, T, D, Tag, C, 0);
   return sendVia(PMPI_Send, B, N, T, D, Tag, C);
 }
 int MPI_Ssend(const void *B, int N, MPI_Datatype T, int D, int Tag,
               MPI_Comm C) {
+  if (NonBlocking)
+    return nbSend(B, N, T, D, Tag, C, 1);
   return sendVia(PMPI_Ssend, B, N, T, D, Tag, C);
 }
 int MPI_Bsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
               MPI_Comm C) {
+  if (NonBlocking)
+    return nbSend(B, N, T, D, Tag, C, 2);
   return sendVia(PMPI_Bsend, B, N, T, D, Tag, C);
 }
 int MPI_Rsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
               MPI_Comm C) {
+  if (NonBlocking)
+    return nbSend(B, N, T, D, Tag, C, 3);
   return sendVia(PMPI_Rsend, B, N, T, D, Tag, C);
 }
 int MPI_Isend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
               MPI_Request *R) {
+  if (NonBlocking)
+    return nbIsend(B, N, T, D, Tag, C, 0, R);
   return isendVia(PMPI_Isend, B, N, T, D, Tag, C, R);
 }
 int MPI_Issend(const void *B, int N, MPI_Datatype T, int D, int Tag,
                MPI_Comm C, MPI_Request *R) {
+  if (NonBlocking)
+    return nbIsend(B, N, T, D, Tag, C, 1, R);
   return isendVia(PMPI_Issend, B, N, T, D, Tag, C, R);
 }
 int MPI_Ibsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
                MPI_Comm C, MPI_Request *R) {
+  if (NonBlocking)
+    return nbIsend(B, N, T, D, Tag, C, 2, R);
   return isendVia(PMPI_Ibsend, B, N, T, D, Tag, C, R);
 }
 int MPI_Irsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
                MPI_Comm C, MPI_Request *R) {
+  if (NonBlocking)
+    return nbIsend(B, N, T, D, Tag, C, 3, R);
   return isendVia(PMPI_Irsend, B, N, T, D, Tag, C, R);
 }
 
@@ -280,6 +307,8 @@ int MPI_Irsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
 
 int MPI_Recv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
              MPI_Status *Status) {
+  if (NonBlocking)
+    return nbRecv(B, N, T, Src, Tag, C, Status);
   if (Message *M = takePending(C, Src, Tag, true))
     return deliver(M, B, N, T, Status);
   MPI_Status Local;
@@ -292,6 +321,8 @@ int MPI_Recv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
 
 int MPI_Irecv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
               MPI_Request *Out) {
+  if (NonBlocking)
+    return nbIrecv(B, N, T, Src, Tag, C, Out);
   Request *R;
   MPI_Request H = newRequest(ReqKind::Recv, &R);
   R->Buf = B;
@@ -360,7 +391,24 @@ int MPI_Test(MPI_Request *H, int *Flag, MPI_Status *Status) {
   Request *R = request(*H);
   if (!R)
     return PMPI_Test(H, Flag, Status);
+  if (NonBlocking) {
+    nbProgress();
+    int64_t V;
+    int NV;
+    if (replayEvent(Event::Test, &V, 1, &NV)) {
+      // It failed then: fail now; it succeeded: it will again.
+      if (!V) {
+        *Flag = 0;
+        return MPI_SUCCESS;
+      }
+      waitOne(*R);
+    }
+  }
   *Flag = testOne(*R);
+  if (NonBlocking) {
+    int64_t V = *Flag;
+    logEvent(Event::Test, &V, 1);
+  }
   return *Flag ? finish(H, *R, Status) : MPI_SUCCESS;
 }
 
@@ -376,19 +424,54 @@ int MPI_Waitall(int N, MPI_Request Hs[], MPI_Status Ss[]) {
 }
 
 int MPI_Testall(int N, MPI_Request Hs[], int *Flag, MPI_Status Ss[]) {
+  int64_t V;
+  int NV;
+  if (NonBlocking && replayEvent(Event::Testall, &V, 1, &NV)) {
+    *Flag = (int)V;
+    return V ? MPI_Waitall(N, Hs, Ss) : MPI_SUCCESS;
+  }
   // All or nothing: complete none unless all are complete.
   for (int I = 0; I < N; ++I) {
     Request *R = request(Hs[I]);
     if (R && !testOne(*R)) {
       *Flag = 0;
+      if (NonBlocking) {
+        V = 0;
+        logEvent(Event::Testall, &V, 1);
+      }
       return MPI_SUCCESS;
     }
   }
   *Flag = 1;
+  if (NonBlocking) {
+    V = 1;
+    logEvent(Event::Testall, &V, 1);
+  }
   return MPI_Waitall(N, Hs, Ss);
 }
 
+static int waitanyLive(int N, MPI_Request Hs[], int *Index,
+                       MPI_Status *Status);
+
 int MPI_Waitany(int N, MPI_Request Hs[], int *Index, MPI_Status *Status) {
+  if (!NonBlocking)
+    return waitanyLive(N, Hs, Index, Status);
+  int64_t V;
+  int NV;
+  if (replayEvent(Event::Waitany, &V, 1, &NV)) {
+    *Index = (int)V;
+    if (V == MPI_UNDEFINED)
+      return MPI_SUCCESS;
+    return MPI_Wait(&Hs[V], Status);
+  }
+  int Err = waitanyLive(N, Hs, Index, Status);
+  V = *Index;
+  logEvent(Event::Waitany, &V, 1);
+  return Err;
+}
+
+static int waitanyLive(int N, MPI_Request Hs[], int *Index,
+                       MPI_Status *Status) {
   for (;;) {
     bool AnyActive = false;
     for (int I = 0; I < N; ++I) {
@@ -423,8 +506,31 @@ int MPI_Waitany(int N, MPI_Request Hs[], int *Index, MPI_Status *Status) {
   }
 }
 
+static int testanyLive(int N, MPI_Request Hs[], int *Index, int *Flag,
+                       MPI_Status *Status);
+
 int MPI_Testany(int N, MPI_Request Hs[], int *Index, int *Flag,
                 MPI_Status *Status) {
+  if (!NonBlocking)
+    return testanyLive(N, Hs, Index, Flag, Status);
+  int64_t V[2];
+  int NV;
+  if (replayEvent(Event::Testany, V, 2, &NV)) {
+    *Flag = (int)V[0];
+    *Index = (int)V[1];
+    if (!V[0] || V[1] == MPI_UNDEFINED)
+      return MPI_SUCCESS;
+    return MPI_Wait(&Hs[V[1]], Status);
+  }
+  int Err = testanyLive(N, Hs, Index, Flag, Status);
+  V[0] = *Flag;
+  V[1] = *Index;
+  logEvent(Event::Testany, V, 2);
+  return Err;
+}
+
+static int testanyLive(int N, MPI_Request Hs[], int *Index, int *Flag,
+                       MPI_Status *Status) {
   bool AnyActive = false;
   for (int I = 0; I < N; ++I) {
     Request *R = request(Hs[I]);
@@ -442,11 +548,67 @@ int MPI_Testany(int N, MPI_Request Hs[], int *Index, int *Flag,
   return MPI_SUCCESS;
 }
 
+// Waitsome/Testsome under the non-blocking protocol: the indices are
+// logged, and replayed by waiting for exactly those requests.
+static bool replaySome(Event E, int N, MPI_Request Hs[], int *OutCount,
+                       int Indices[], MPI_Status Ss[]) {
+  if (!NonBlocking)
+    return false;
+  int64_t *V = static_cast<int64_t *>(scratch((N + 1) * sizeof(int64_t)));
+  int NV;
+  bool Replayed = replayEvent(E, V, N + 1, &NV);
+  if (Replayed) {
+    *OutCount = (int)V[0];
+    for (int K = 0; K < *OutCount && *OutCount != MPI_UNDEFINED; ++K) {
+      Indices[K] = (int)V[K + 1];
+      MPI_Wait(&Hs[Indices[K]],
+               Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K]);
+    }
+  }
+  scratchFree(V);
+  return Replayed;
+}
+
+static void logSome(Event E, int OutCount, const int Indices[]) {
+  if (!NonBlocking)
+    return;
+  int K = OutCount == MPI_UNDEFINED ? 0 : OutCount;
+  int64_t *V = static_cast<int64_t *>(scratch((K + 1) * sizeof(int64_t)));
+  V[0] = OutCount;
+  for (int I = 0; I < K; ++I)
+    V[I + 1] = Indices[I];
+  logEvent(E, V, K + 1);
+  scratchFree(V);
+}
+
+static int waitsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
+                        MPI_Status Ss[]);
+static int testsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
+                        MPI_Status Ss[]);
+
 int MPI_Waitsome(int N, MPI_Request Hs[], int *OutCount, int Indices[],
                  MPI_Status Ss[]) {
+  if (replaySome(Event::Waitsome, N, Hs, OutCount, Indices, Ss))
+    return MPI_SUCCESS;
+  int Err = waitsomeLive(N, Hs, OutCount, Indices, Ss);
+  logSome(Event::Waitsome, *OutCount, Indices);
+  return Err;
+}
+
+int MPI_Testsome(int N, MPI_Request Hs[], int *OutCount, int Indices[],
+                 MPI_Status Ss[]) {
+  if (replaySome(Event::Testsome, N, Hs, OutCount, Indices, Ss))
+    return MPI_SUCCESS;
+  int Err = testsomeLive(N, Hs, OutCount, Indices, Ss);
+  logSome(Event::Testsome, *OutCount, Indices);
+  return Err;
+}
+
+static int waitsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
+                        MPI_Status Ss[]) {
   int First;
   MPI_Status S;
-  int Err = MPI_Waitany(N, Hs, &First, &S);
+  int Err = waitanyLive(N, Hs, &First, &S);
   if (First == MPI_UNDEFINED) {
     *OutCount = MPI_UNDEFINED;
     return Err;
@@ -468,8 +630,8 @@ int MPI_Waitsome(int N, MPI_Request Hs[], int *OutCount, int Indices[],
   return Err;
 }
 
-int MPI_Testsome(int N, MPI_Request Hs[], int *OutCount, int Indices[],
-                 MPI_Status Ss[]) {
+static int testsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
+                        MPI_Status Ss[]) {
   int K = 0;
   bool AnyActive = false;
   for (int I = 0; I < N; ++I) {
@@ -523,6 +685,10 @@ int MPI_Cancel(MPI_Request *H) {
 //===-- Probes ------------------------------------------------------------===//
 
 int MPI_Probe(int Src, int Tag, MPI_Comm C, MPI_Status *Status) {
+  if (NonBlocking) {
+    nbProbe(Src, Tag, C, true, Status);
+    return MPI_SUCCESS;
+  }
   if (Message *M = takePending(C, Src, Tag, false)) {
     if (Status != MPI_STATUS_IGNORE)
       fillStatus(Status, M);
@@ -532,6 +698,10 @@ int MPI_Probe(int Src, int Tag, MPI_Comm C, MPI_Status *Status) {
 }
 
 int MPI_Iprobe(int Src, int Tag, MPI_Comm C, int *Flag, MPI_Status *Status) {
+  if (NonBlocking) {
+    *Flag = nbProbe(Src, Tag, C, false, Status);
+    return MPI_SUCCESS;
+  }
   if (Message *M = takePending(C, Src, Tag, false)) {
     *Flag = 1;
     if (Status != MPI_STATUS_IGNORE)

@@ -27,6 +27,8 @@ struct Config {
   size_t StackSize;
   size_t HeapReserve;
   UnsavedPolicy Unsaved;
+  bool NonBlocking;   // CCC_PROTOCOL=nonblocking
+  bool ProtocolTrace; // CCC_VERBOSE=protocol
   bool Disabled;
 };
 

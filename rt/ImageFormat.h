@@ -47,7 +47,7 @@ struct ImageHeader {
   uint32_t HeaderSize; // sizeof(ImageHeader)
   uint64_t Version;    // checkpoint sequence number
   uint32_t Rank, NRanks;
-  uint32_t Protocol; // 0 serial
+  uint32_t Protocol; // 0 serial, 1 MPI blocking, 2 MPI non-blocking
   uint32_t SectionCount;
   uint64_t Epoch;
   uint64_t CreatedNs; // CLOCK_REALTIME

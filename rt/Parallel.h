@@ -32,6 +32,10 @@ struct ParallelLayer {
   // What the layer needs to restart before memory is restored (thread
   // level...): written as the image's SecParallel section. Returns bytes.
   size_t (*stateBlob)(void *Buf, size_t Cap);
+  // Restart: whether this rank has everything else the layer needs to
+  // restart from Version (the non-blocking protocol's message log). May be
+  // null.
+  bool (*checkVersion)(uint64_t Version, char *Why, size_t Cap);
 };
 
 // Set by the layer's constructor; null in a serial program.
@@ -51,6 +55,8 @@ const char *storeDir();
 const char *storeName();
 int keepVersions();
 bool runtimeReady();
+bool nonblockingProtocol();
+bool protocolTrace();
 // True once per timer tick or signal since the last call.
 bool takeRequest();
 } // namespace ccc

@@ -190,7 +190,7 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   H.Version = Version;
   H.Rank = RT.Rank;
   H.NRanks = RT.NRanks;
-  H.Protocol = Parallel ? 1 : 0;
+  H.Protocol = Parallel ? (Cfg.NonBlocking ? 2 : 1) : 0;
   H.CreatedNs = nowNs(CLOCK_REALTIME);
   H.BuildIdLen = RT.BuildIdLen;
   memcpy(H.BuildId, RT.BuildId, RT.BuildIdLen);
@@ -542,7 +542,9 @@ void remapHeapForRestore() {
         continue;
       imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], RT.Rank);
       Why[0] = 0;
-      if (restoreFrom(Path, false, Why, sizeof(Why), Blob, &BlobLen))
+      if (restoreFrom(Path, false, Why, sizeof(Why), Blob, &BlobLen) &&
+          (!Parallel->checkVersion ||
+           Parallel->checkVersion(Versions[I], Why, sizeof(Why))))
         Local = Versions[I];
       else
         logMessage("cannot restart from %s: %s", Path, Why);
@@ -559,8 +561,11 @@ void remapHeapForRestore() {
             Cfg.Name, Cfg.Dir);
     // Chosen may be older than this rank's newest and not usable here.
     imagePath(Path, Cfg.Dir, Cfg.Name, Chosen, RT.Rank);
-    bool Usable = Chosen == Local ||
-                  restoreFrom(Path, false, Why, sizeof(Why), nullptr, nullptr);
+    bool Usable =
+        Chosen == Local ||
+        (restoreFrom(Path, false, Why, sizeof(Why), nullptr, nullptr) &&
+         (!Parallel->checkVersion ||
+          Parallel->checkVersion(Chosen, Why, sizeof(Why))));
     if (Parallel->allMin(Usable) == 0) {
       Bound = Chosen - 1;
       continue;
@@ -673,6 +678,8 @@ const char *storeDir() { return Cfg.Dir; }
 const char *storeName() { return Cfg.Name; }
 int keepVersions() { return Cfg.Keep; }
 bool runtimeReady() { return RT.Ready; }
+bool nonblockingProtocol() { return Cfg.NonBlocking; }
+bool protocolTrace() { return Cfg.ProtocolTrace; }
 bool takeRequest() {
   bool R = Requested;
   Requested = 0;

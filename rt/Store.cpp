@@ -18,6 +18,12 @@ void imagePath(char *Buf, const char *Dir, const char *Name, uint64_t Version,
            (unsigned long long)Version, Rank);
 }
 
+void logPath(char *Buf, const char *Dir, const char *Name, uint64_t Version,
+             uint32_t Rank) {
+  snprintf(Buf, kPathMax, "%s/%s.v%06llu.r%u.log", Dir, Name,
+           (unsigned long long)Version, Rank);
+}
+
 void commitPath(char *Buf, const char *Dir, const char *Name,
                 uint64_t Version) {
   snprintf(Buf, kPathMax, "%s/%s.v%06llu.commit", Dir, Name,
@@ -49,10 +55,10 @@ bool parseStoreName(const char *File, char *Name, size_t NameCap,
     return false;
   char *End2;
   unsigned long R = strtoul(End + 2, &End2, 10);
-  if (End2 == End + 2 || strcmp(End2, ".ccc") != 0)
+  if (End2 == End + 2 || (strcmp(End2, ".ccc") && strcmp(End2, ".log")))
     return false;
   *Rank = R;
-  *Kind = 'i';
+  *Kind = End2[1] == 'c' ? 'i' : 'l';
   return true;
 }
 
@@ -168,7 +174,7 @@ void pruneVersions(const char *Dir, const char *Name, int Keep) {
   }
   syncDir(Dir);
   forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
-    if (Kind == 'i' && Ver < Oldest) {
+    if ((Kind == 'i' || Kind == 'l') && Ver < Oldest) {
       snprintf(P, sizeof(P), "%s/%s", Dir, File);
       unlink(P);
     }
@@ -180,13 +186,15 @@ void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank) {
   if (!D)
     return;
   char Suffix[32], P[kPathMax];
+  char LogSuffix[32];
   snprintf(Suffix, sizeof(Suffix), ".r%u.ccc.tmp", Rank);
+  snprintf(LogSuffix, sizeof(LogSuffix), ".r%u.log.tmp", Rank);
   size_t NL = strlen(Name), SL = strlen(Suffix);
   while (struct dirent *E = readdir(D)) {
     const char *F = E->d_name;
     size_t FL = strlen(F);
     bool Mine = !strncmp(F, Name, NL) && F[NL] == '.' && FL > SL &&
-                (!strcmp(F + FL - SL, Suffix) ||
+                (!strcmp(F + FL - SL, Suffix) || !strcmp(F + FL - SL, LogSuffix) ||
                  (Rank == 0 && FL > 11 && !strcmp(F + FL - 11, ".commit.tmp")));
     if (Mine) {
       snprintf(P, sizeof(P), "%s/%s", Dir, F);

@@ -2,6 +2,8 @@
 //
 // File naming and the commit protocol on disk:
 //   NAME.vSEQ.rRANK.ccc   one rank's image of checkpoint version SEQ
+//   NAME.vSEQ.rRANK.log   one rank's message log of that version (MPI,
+//                         non-blocking protocol), written after the image
 //   NAME.vSEQ.commit      written after every rank's image is durable; a
 //                         version without it never counts
 //   *.tmp                 files being written (renamed when complete)
@@ -20,6 +22,8 @@ constexpr size_t kPathMax = 4096 + 512;
 void imagePath(char *Buf, const char *Dir, const char *Name, uint64_t Version,
                uint32_t Rank);
 void commitPath(char *Buf, const char *Dir, const char *Name, uint64_t Version);
+void logPath(char *Buf, const char *Dir, const char *Name, uint64_t Version,
+             uint32_t Rank);
 
 // Committed versions of NAME in DIR, newest first. Returns how many (at most
 // Max).
@@ -42,7 +46,8 @@ void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank);
 // mkdir -p.
 bool makeDirectories(const char *Dir);
 
-// Parses "NAME.vSEQ.rRANK.ccc" / "NAME.vSEQ.commit"; Kind is 'i' or 'c'.
+// Parses "NAME.vSEQ.rRANK.ccc" / ".log" / "NAME.vSEQ.commit"; Kind is 'i',
+// 'l' or 'c'.
 bool parseStoreName(const char *File, char *Name, size_t NameCap,
                     uint64_t *Version, uint32_t *Rank, char *Kind);
 } // namespace ccc

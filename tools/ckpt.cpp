@@ -122,14 +122,16 @@ static int cmdLs(const char *Dir) {
     }
     if (parseStoreName(F, Name, sizeof(Name), &V, &Rank, &Kind)) {
       bool Committed = true;
-      if (Kind == 'i') {
+      if (Kind == 'i' || Kind == 'l') {
         char C[kPathMax];
         commitPath(C, Dir, Name, V);
         Committed = stat(C, &St) == 0;
         stat(P, &St);
       }
       printf("%-40s %-8s %6llu %5s %12lld\n", F,
-             Kind == 'c' ? "commit" : (Committed ? "image" : "image*"),
+             Kind == 'c'   ? "commit"
+             : Kind == 'l' ? (Committed ? "log" : "log*")
+                           : (Committed ? "image" : "image*"),
              (unsigned long long)V,
              Kind == 'c' ? "-" : std::to_string(Rank).c_str(),
              (long long)St.st_size);
