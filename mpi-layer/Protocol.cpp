@@ -488,8 +488,8 @@ void classify(const uint32_t *Hdr, MPI_Comm C, int Src, int Tag, uint64_t Op,
       record(RecKind::Late, 0, Op, handleBits(C), S.MPI_SOURCE, S.MPI_TAG,
              Packed, PackedBytes, 0);
     }
-    TRACE("%d epoch %u: late message from %d (tag %d) logged", L->Rank,
-          L->Epoch, W, S.MPI_TAG);
+    TRACE("%d epoch %u: late %smessage from %d (tag %d) logged", L->Rank,
+          L->Epoch, isCollHandle(C) ? "collective " : "", W, S.MPI_TAG);
     checkPeriod();
   } else if (E == L->Epoch) {
     L->RecvEp[W]++;
@@ -516,8 +516,8 @@ void classify(const uint32_t *Hdr, MPI_Comm C, int Src, int Tag, uint64_t Op,
     }
     L->Early[L->NEarly++] = {W, Hdr[1]};
     L->Initiated = true;
-    TRACE("%d epoch %u: early message from %d (seq %u) registered", L->Rank,
-          L->Epoch, W, Hdr[1]);
+    TRACE("%d epoch %u: early %smessage from %d (seq %u) registered", L->Rank,
+          L->Epoch, isCollHandle(C) ? "collective " : "", W, Hdr[1]);
   } else {
     fatal("protocol error: message of epoch %u from rank %d in epoch %u", E,
           W, L->Epoch);
@@ -901,6 +901,10 @@ bool replayEvent(Event E, int64_t *Vals, int MaxVals, int *NVals) {
   int N = R.NVals < MaxVals ? R.NVals : MaxVals;
   memcpy(Vals, RP.Payload[RP.NextEvent], N * 8);
   *NVals = R.NVals;
+  static const char *const Names[] = {"Test", "Testany", "Testsome", "Testall",
+                                      "Waitany", "Waitsome", "Iprobe", "Probe"};
+  TRACE("%d epoch %u: %s outcome replayed from the log (%lld)", L->Rank,
+        L->Epoch, Names[R.Ev], (long long)(N ? Vals[0] : 0));
   use(RP.NextEvent);
   return true;
 }
@@ -1034,6 +1038,9 @@ void nbAfterRestore() {
       continue;
     }
     postReceive(R);
+    TRACE("%d epoch %u: receive request %u open across the line: %s", L->Rank,
+          L->Epoch, I,
+          R.Done ? "completed by a late message from the log" : "posted again");
   }
   maybeEndRestore();
   // Versions go on from the next one free on disk (agreed by all ranks).

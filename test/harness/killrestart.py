@@ -25,6 +25,7 @@ import argparse
 import glob
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -135,6 +136,11 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep trial dirs")
     ap.add_argument("--env", action="append", default=[],
                     help="extra VAR=VALUE for the checkpointed runs")
+    ap.add_argument("--expect", action="append", default=[],
+                    help="regular expression that the checkpointed runs' "
+                         "stderr must match at least once over all trials "
+                         "(e.g. a CCC_VERBOSE=protocol trace line proving a "
+                         "case occurred); repeatable")
     ap.add_argument("cmd", nargs=argparse.REMAINDER,
                     help="-- command to checkpoint, kill and restart")
     a = ap.parse_args()
@@ -184,6 +190,8 @@ def main():
         return 1
 
     failures = kills_total = restarts_total = vacuous = 0
+    expect = {e: re.compile(e) for e in a.expect}
+    seen = set()
     for trial in range(a.trials):
         # A run that ends before its first kill proves nothing: the trial is
         # redone with kill moments drawn ever earlier.
@@ -251,6 +259,7 @@ def main():
                         problem = f"run {run_no} timed out"
                         break
                 err = r.stderr()
+                seen.update(e for e, rx in expect.items() if rx.search(err))
                 if had_commit and "ccc: restarting from" not in err:
                     problem = f"run {run_no} did not restart though a commit existed:\n{err[-2000:]}"
                     break
@@ -291,6 +300,11 @@ def main():
               f"a kill, 4 times each: make the run longer than the checkpoint "
               f"interval ({a.interval} s)", flush=True)
         failures += 1
+    for e in a.expect:
+        if e not in seen:
+            print(f"[{a.name}] FAIL: no run's stderr matched {e!r}: the case "
+                  f"it stands for never occurred", flush=True)
+            failures += 1
     if not failures and not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Runs a scenario program that SIGKILLs one of its ranks after a committed
+checkpoint, restarts it, and checks: the restart printed what an
+uninterrupted reference run printed, and the protocol trace
+(CCC_VERBOSE=protocol) of the first run and of the restart show every case
+the scenario forces.
+
+usage: scenario_test.py --ref "LAUNCH PLAIN" --first REGEX... --restart REGEX...
+                        -- LAUNCH PROGRAM
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ref", required=True)
+    ap.add_argument("--first", action="append", default=[],
+                    help="regex the first (killed) run's stderr must match")
+    ap.add_argument("--restart", action="append", default=[],
+                    help="regex the restarted run's stderr must match")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    work = tempfile.mkdtemp(prefix="ccc-scenario-")
+    ok = False
+    try:
+        # The reference takes no checkpoint even at forced sites.
+        env = dict(os.environ, CCC_DIR=os.path.join(work, "ref"),
+                   CCC_RESTART="never", CCC_DISABLE="1")
+        ref = subprocess.run(a.ref, shell=True, capture_output=True, env=env,
+                             timeout=a.timeout)
+        if ref.returncode != 0 or not ref.stdout.strip():
+            print("FAIL: reference run:", ref.stderr.decode(errors="replace"))
+            return 1
+        ckpt = os.path.join(work, "ckpt")
+        env = dict(os.environ, CCC_DIR=ckpt, CCC_VERBOSE="protocol",
+                   CROSSING_LINE_KILL="1")
+        first = subprocess.run(cmd, capture_output=True, env=env,
+                               timeout=a.timeout)
+        err1 = first.stderr.decode(errors="replace")
+        if first.returncode == 0:
+            print("FAIL: the first run was not killed\n" + err1[-3000:])
+            return 1
+        if not glob.glob(os.path.join(ckpt, "*.commit")):
+            print("FAIL: no checkpoint committed before the kill\n" + err1[-3000:])
+            return 1
+        second = subprocess.run(cmd, capture_output=True, env=env,
+                                timeout=a.timeout)
+        err2 = second.stderr.decode(errors="replace")
+        if second.returncode != 0 or "ccc: restarting from" not in err2:
+            print(f"FAIL: restart exited {second.returncode}\n" + err2[-3000:])
+            return 1
+        if second.stdout != ref.stdout:
+            print("FAIL: restarted output differs\n--- reference\n"
+                  + ref.stdout.decode(errors="replace")
+                  + "--- restarted\n" + second.stdout.decode(errors="replace"))
+            return 1
+        missing = [("first run", e) for e in a.first if not re.search(e, err1)]
+        missing += [("restart", e) for e in a.restart if not re.search(e, err2)]
+        for where, e in missing:
+            print(f"FAIL: the {where}'s trace never matched {e!r}")
+        if missing:
+            print("--- first run\n" + err1[-4000:] + "\n--- restart\n" + err2[-4000:])
+            return 1
+        print("scenario: ok,", len(a.first) + len(a.restart), "cases seen")
+        ok = True
+        return 0
+    finally:
+        if ok:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print("(files in", work + ")")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
