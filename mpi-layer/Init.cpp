@@ -218,17 +218,3 @@ int MPI_Finalize(void) {
   return PMPI_Finalize();
 }
 }
-
-// Fortran programs: Open MPI's Fortran bindings call PMPI_* directly and
-// would bypass the layer, so until the layer has its own Fortran entry
-// points (mpi_send_ ...) a Fortran MPI program is stopped at MPI_INIT.
-extern "C" {
-void mpi_init_(MPI_Fint *) {
-  ccc::mpi::refuse("MPI_INIT (Fortran)",
-                   "the Fortran MPI bindings are not wrapped by ccc yet");
-}
-void mpi_init_thread_(MPI_Fint *, MPI_Fint *, MPI_Fint *) {
-  ccc::mpi::refuse("MPI_INIT_THREAD (Fortran)",
-                   "the Fortran MPI bindings are not wrapped by ccc yet");
-}
-}

@@ -238,11 +238,12 @@ template <typename H> int release(H *Handle, ObjKind Kind) {
     return MPI_ERR_ARG;
   O->Live = false;
   freeReal(*O);
-  *Handle = handleFromBits<H>(handleBits(
-      Kind == ObjKind::Comm    ? handleBits(MPI_COMM_NULL)
-      : Kind == ObjKind::Type  ? handleBits(MPI_DATATYPE_NULL)
-      : Kind == ObjKind::Op    ? handleBits(MPI_OP_NULL)
-                               : handleBits(MPI_GROUP_NULL)));
+  // The bits as they are: handleBits of a uint64_t would cut a pointer.
+  *Handle = handleFromBits<H>(Kind == ObjKind::Comm ? handleBits(MPI_COMM_NULL)
+                              : Kind == ObjKind::Type
+                                  ? handleBits(MPI_DATATYPE_NULL)
+                              : Kind == ObjKind::Op ? handleBits(MPI_OP_NULL)
+                                                    : handleBits(MPI_GROUP_NULL));
   return MPI_SUCCESS;
 }
 

@@ -168,6 +168,7 @@ static bool testOne(Request &R) {
     return true;
   int Flag = 0;
   MPI_Status S;
+  S.MPI_ERROR = MPI_SUCCESS; // single completions leave it unset
   PMPI_Test(&R.Real, &Flag, &S);
   if (Flag)
     completed(R, S);
@@ -178,6 +179,7 @@ static void waitOne(Request &R) {
   if (R.Done)
     return;
   MPI_Status S;
+  S.MPI_ERROR = MPI_SUCCESS; // single completions leave it unset
   PMPI_Wait(&R.Real, &S);
   completed(R, S);
 }

@@ -63,7 +63,7 @@ def param_type(p):
 def handwritten(paths):
     names = set()
     for p in paths:
-        names |= set(re.findall(r"^\s*(?:int|double)\s+(MPI_\w+)\(",
+        names |= set(re.findall(r"^\s*(?:int|double|MPI_\w+)\s+(MPI_\w+)\(",
                                 open(p).read(), re.M))
     return names
 
