@@ -6,7 +6,8 @@
 # Allreduce and Alltoall at 2 and 4 ranks (4 oversubscribed on 2 cores).
 # Prints per MPI a table: the median over the rounds of each run's median,
 # the minimum over the rounds of each run's minimum [in brackets], and the
-# ratio ccc/plain of the medians. The ccc build runs in the default
+# ratios ccc/plain of the medians [and of the minima: on a loaded machine
+# the medians carry the other jobs' noise, the minima much less]. The ccc build runs in the default
 # environment (every CCC_* variable unset: no checkpoint is taken).
 #
 # usage: bench/mpi/run.sh [full|smoke] [PREFIX]
@@ -81,8 +82,9 @@ table() {
     }
     END {
       printf "ping-pong, 2 ranks: one-way latency (us) and bandwidth (MB/s)\n"
-      printf "%9s %17s %17s %6s   %15s %15s %6s\n", "size", "plain us", "ccc us",
-        "ratio", "plain MB/s", "ccc MB/s", "ratio"
+      printf "%9s %17s %17s %15s   %15s %15s %15s\n", "size", "plain us [min]",
+        "ccc us [min]", "ratio [of min]", "plain MB/s [max]", "ccc MB/s [max]",
+        "ratio [of max]"
       for (i = 1; i <= nk; i++) {
         split(order[i], f, " ")
         if (f[1] != "pp") continue
@@ -90,21 +92,23 @@ table() {
         if (!((k, "plain") in L) || !((k, "ccc") in L)) { bad = 1; continue }
         lp = med(M[k, "plain"]); lc = med(M[k, "ccc"])
         bp = med(B[k, "plain"]); bc = med(B[k, "ccc"])
-        printf "%9s %8.2f [%6.2f] %8.2f [%6.2f] %6.3f   %7.0f [%5.0f] %7.0f [%5.0f] %6.3f\n",
+        printf "%9s %8.2f [%6.2f] %8.2f [%6.2f] %6.3f [%6.3f]   %7.0f [%5.0f] %7.0f [%5.0f] %6.3f [%6.3f]\n",
           size(f[2]), lp, L[k, "plain"], lc, L[k, "ccc"], lc / lp,
-          bp, H[k, "plain"], bc, H[k, "ccc"], bc / bp
+          L[k, "ccc"] / L[k, "plain"], bp, H[k, "plain"], bc, H[k, "ccc"],
+          bc / bp, H[k, "ccc"] / H[k, "plain"]
       }
       printf "collectives: time per call (us)\n"
-      printf "%-9s %9s %3s %17s %17s %6s\n", "call", "size", "np", "plain us",
-        "ccc us", "ratio"
+      printf "%-9s %9s %3s %17s %17s %15s\n", "call", "size", "np",
+        "plain us [min]", "ccc us [min]", "ratio [of min]"
       for (i = 1; i <= nk; i++) {
         split(order[i], f, " ")
         if (f[1] == "pp") continue
         k = order[i]
         if (!((k, "plain") in L) || !((k, "ccc") in L)) { bad = 1; continue }
         p = med(M[k, "plain"]); c = med(M[k, "ccc"])
-        printf "%-9s %9s %3d %8.2f [%6.2f] %8.2f [%6.2f] %6.3f\n", f[1],
-          size(f[2]), f[3], p, L[k, "plain"], c, L[k, "ccc"], c / p
+        printf "%-9s %9s %3d %8.2f [%6.2f] %8.2f [%6.2f] %6.3f [%6.3f]\n", f[1],
+          size(f[2]), f[3], p, L[k, "plain"], c, L[k, "ccc"], c / p,
+          L[k, "ccc"] / L[k, "plain"]
       }
       if (bad || nk == 0) { print "missing results" > "/dev/stderr"; exit 1 }
     }'
@@ -161,7 +165,7 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
   done
   echo "== $mpi: plain = mpicc.$mpi -O2, ccc = ckpt-cc --mpi=$mpi -O2;" \
     "$rounds round(s) alternating, $reps repetitions each (scale $scale);" \
-    "median of the runs' medians [minimum], ratio ccc/plain of the medians"
+    "median of the runs' medians [minimum]; ratio ccc/plain of the medians [of the minima]"
   table <"$d/results"
   ran="$ran $mpi"
 done
