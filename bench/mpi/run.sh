@@ -135,6 +135,11 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
   mkdir -p "$d/run"
   "mpicc.$mpi" -O2 -o "$d/plain" "$src"
   "$prefix/bin/ckpt-cc" --mpi=$mpi -O2 -o "$d/ccc" "$src"
+  # The comparison means something only if the layer is in the ccc build.
+  if ! nm "$d/ccc" | grep -q ' T MPI_Send$' || nm "$d/plain" | grep -q ' T MPI_Send$'; then
+    echo "$0: $mpi: expected MPI_Send defined by ccc's layer in the ccc build only" >&2
+    exit 1
+  fi
   : >"$d/results"
   r=1
   while [ "$r" -le "$rounds" ]; do
