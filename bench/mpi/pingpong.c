@@ -11,7 +11,7 @@
 //             0.05 for a smoke run); the number of calls per repetition is
 //             a function of the size and SCALE only, so both builds do the
 //             same work
-//   -p        ping-pong only (ranks 0 and 1; other ranks wait)
+//   -p        ping-pong and exchange only (ranks 0 and 1; other ranks wait)
 //   -c        collectives only (every rank)
 //
 // Output (rank 0, one line per measurement, whitespace-separated):
@@ -19,6 +19,9 @@
 //     one-way latency (half a round trip, averaged over K round trips in a
 //     repetition), median and minimum over REPS repetitions; bandwidth is
 //     BYTES over that latency (MB/s = 10^6 B/s): the median and the best.
+//   exchange BYTES 2 K REPS MED_US MIN_US
+//     ranks 0 and 1 swap BYTES with MPI_Irecv, MPI_Isend and MPI_Waitall:
+//     time per exchange, measured like the collectives below.
 //   allreduce|alltoall BYTES NP K REPS MED_US MIN_US
 //     time per call (the slowest rank's average over K calls in a
 //     repetition), median and minimum over REPS repetitions. BYTES is the
@@ -123,6 +126,45 @@ static void pingpong(void) {
   free(Buf);
 }
 
+//===-- Non-blocking exchange between ranks 0 and 1 -----------------------===//
+
+// The halo-exchange pattern: Irecv, Isend, Waitall, K times; returns the
+// time per exchange on ranks 0 and 1. Every request is an entry of the
+// layer's request table, so this is where its per-request work shows.
+static double exchanges(char *Out, char *In, int Bytes, int K) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double T0 = MPI_Wtime();
+  if (Rank < 2) {
+    MPI_Request Req[2];
+    for (int I = 0; I < K; ++I) {
+      MPI_Irecv(In, Bytes, MPI_BYTE, 1 - Rank, 9, MPI_COMM_WORLD, &Req[0]);
+      MPI_Isend(Out, Bytes, MPI_BYTE, 1 - Rank, 9, MPI_COMM_WORLD, &Req[1]);
+      MPI_Waitall(2, Req, MPI_STATUSES_IGNORE);
+    }
+  }
+  return (MPI_Wtime() - T0) / K;
+}
+
+static void exchange(int Bytes) {
+  char *Out = buffer(Bytes), *In = buffer(Bytes);
+  int K = calls(32.0 * (1 << 20), Bytes, 8, 1000);
+  double *T = malloc(Reps * sizeof(double));
+  exchanges(Out, In, Bytes, K); // warm-up
+  for (int R = 0; R < Reps; ++R) {
+    double Mine = exchanges(Out, In, Bytes, K), Slowest;
+    MPI_Reduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    T[R] = Slowest * 1e6;
+  }
+  if (Rank == 0) {
+    printf("exchange %d %d %d %d %.3f %.3f\n", Bytes, 2, K, Reps,
+           median(T, Reps), minimum(T, Reps));
+    fflush(stdout);
+  }
+  free(T);
+  free(Out);
+  free(In);
+}
+
 //===-- Collectives -------------------------------------------------------===//
 
 enum Coll { Allreduce, Alltoall };
@@ -203,8 +245,13 @@ int main(int argc, char **argv) {
   }
   if (Rank == 0)
     printf("# np %d reps %d scale %g\n", Size, Reps, Scale);
-  if (PingPong)
+  if (PingPong) {
     pingpong();
+    if (Rank == 0)
+      printf("# exchange BYTES 2 K REPS MED_US MIN_US\n");
+    exchange(8);
+    exchange(64 << 10);
+  }
   if (Colls) {
     if (Rank == 0)
       printf("# allreduce|alltoall BYTES NP K REPS MED_US MIN_US\n");

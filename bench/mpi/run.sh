@@ -2,13 +2,15 @@
 # Overhead of ccc's MPI layer between checkpoints: the same pingpong.c built
 # plain (mpicc.<mpi> -O2) and with ccc (ckpt-cc --mpi=<mpi> -O2), run
 # alternately (plain, ccc, ccc, plain, ...) for several rounds under each MPI
-# whose layer is installed: ping-pong latency and bandwidth at 2 ranks,
-# Allreduce and Alltoall at 2 and 4 ranks (4 oversubscribed on 2 cores).
+# whose layer is installed: ping-pong latency and bandwidth and a
+# non-blocking exchange at 2 ranks, Allreduce and Alltoall at 2 and 4 ranks
+# (4 oversubscribed on 2 cores).
 # Prints per MPI a table: the median over the rounds of each run's median,
 # the minimum over the rounds of each run's minimum [in brackets], and the
 # ratios ccc/plain of the medians [and of the minima: on a loaded machine
-# the medians carry the other jobs' noise, the minima much less]. The ccc build runs in the default
-# environment (every CCC_* variable unset: no checkpoint is taken).
+# the medians carry the other jobs' noise, the minima much less]. The ccc
+# build runs in the default environment (every CCC_* variable unset: no
+# checkpoint is taken).
 #
 # usage: bench/mpi/run.sh [full|smoke] [PREFIX]
 #   full   5 rounds, 11 repetitions per measurement (default; a few minutes)
@@ -76,7 +78,7 @@ table() {
       if (!((k, $1) in H) || $10 + 0 > H[k, $1] + 0) H[k, $1] = $10
       next
     }
-    $3 == "allreduce" || $3 == "alltoall" { keep($3 " " $4 " " $5, $1, $8, $9) }
+    $3 == "exchange" || $3 == "allreduce" || $3 == "alltoall" { keep($3 " " $4 " " $5, $1, $8, $9) }
     function size(b) {
       return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B"
     }
@@ -97,7 +99,7 @@ table() {
           L[k, "ccc"] / L[k, "plain"], bp, H[k, "plain"], bc, H[k, "ccc"],
           bc / bp, H[k, "ccc"] / H[k, "plain"]
       }
-      printf "collectives: time per call (us)\n"
+      printf "exchange (Irecv, Isend, Waitall between ranks 0 and 1) and collectives: time per call (us)\n"
       printf "%-9s %9s %3s %17s %17s %15s\n", "call", "size", "np",
         "plain us [min]", "ccc us [min]", "ratio [of min]"
       for (i = 1; i <= nk; i++) {
