@@ -1,0 +1,271 @@
+// pingpong.c - MPI point-to-point and collective latency, the workload of
+// bench/mpi/run.sh. The same source is built plain (mpicc) and with ccc
+// (ckpt-cc --mpi=...): the difference is the cost of ccc's MPI layer between
+// checkpoints. There is no ccc_checkpoint() site in this program, so none can
+// be inside a timed loop.
+//
+// usage: mpirun -np N pingpong [-r REPS] [-s SCALE] [-p] [-c]
+//   -r REPS   timed repetitions per measurement (default 11); a warm-up
+//             repetition comes first and is not counted
+//   -s SCALE  work per repetition, as a multiple of the default (default 1;
+//             0.05 for a smoke run); the number of calls per repetition is
+//             a function of the size and SCALE only, so both builds do the
+//             same work
+//   -p        ping-pong and exchange only (ranks 0 and 1; other ranks wait)
+//   -c        collectives only (every rank)
+//
+// Output (rank 0, one line per measurement, whitespace-separated):
+//   pingpong BYTES K REPS LAT_MED_US LAT_MIN_US BW_MED_MBS BW_MAX_MBS
+//     one-way latency (half a round trip, averaged over K round trips in a
+//     repetition), median and minimum over REPS repetitions; bandwidth is
+//     BYTES over that latency (MB/s = 10^6 B/s): the median and the best.
+//   exchange BYTES 2 K REPS MED_US MIN_US
+//     ranks 0 and 1 swap BYTES with MPI_Irecv, MPI_Isend and MPI_Waitall:
+//     time per exchange, measured like the collectives below.
+//   allreduce|alltoall BYTES NP K REPS MED_US MIN_US
+//     time per call (the slowest rank's average over K calls in a
+//     repetition), median and minimum over REPS repetitions. BYTES is the
+//     reduced vector (doubles, MPI_SUM) or what each rank sends each peer.
+// Lines starting with '#' are comments.
+#include <mpi.h>
+
+// gcc (mpicc.mpich) takes MPICH's MPI_STATUSES_IGNORE, a constant pointer,
+// for an array of size 0.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int Rank, Size;
+static int Reps = 11;
+static double Scale = 1.0;
+
+static int cmpDouble(const void *A, const void *B) {
+  double X = *(const double *)A, Y = *(const double *)B;
+  return X < Y ? -1 : X > Y;
+}
+
+static double median(double *V, int N) {
+  qsort(V, N, sizeof(double), cmpDouble);
+  return N % 2 ? V[N / 2] : 0.5 * (V[N / 2 - 1] + V[N / 2]);
+}
+
+static double minimum(const double *V, int N) {
+  double M = V[0];
+  for (int I = 1; I < N; ++I)
+    if (V[I] < M)
+      M = V[I];
+  return M;
+}
+
+// Calls per repetition: about BUDGET bytes moved, between LO and HI calls,
+// scaled; at least 2.
+static int calls(double Budget, long Bytes, int Lo, int Hi) {
+  double K = Budget / (double)Bytes;
+  if (K < Lo)
+    K = Lo;
+  if (K > Hi)
+    K = Hi;
+  K *= Scale;
+  return K < 2 ? 2 : (int)K;
+}
+
+static void *buffer(size_t Bytes) {
+  unsigned char *P = malloc(Bytes ? Bytes : 1);
+  if (!P) {
+    fprintf(stderr, "pingpong: out of memory (%zu bytes)\n", Bytes);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  for (size_t I = 0; I < Bytes; ++I) // touch every page before timing
+    P[I] = (unsigned char)(I * 31 + Rank);
+  return P;
+}
+
+//===-- Ping-pong between ranks 0 and 1 -----------------------------------===//
+
+// K round trips of BYTES; returns the elapsed time on rank 0 and 1.
+static double roundTrips(char *Buf, int Bytes, int K) {
+  double T0 = MPI_Wtime();
+  if (Rank == 0) {
+    for (int I = 0; I < K; ++I) {
+      MPI_Send(Buf, Bytes, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+      MPI_Recv(Buf, Bytes, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  } else if (Rank == 1) {
+    for (int I = 0; I < K; ++I) {
+      MPI_Recv(Buf, Bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(Buf, Bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+    }
+  }
+  return MPI_Wtime() - T0;
+}
+
+static void pingpong(void) {
+  static const int Sizes[] = {8,         16,        64,         256,
+                              1 << 10,   4 << 10,   16 << 10,   64 << 10,
+                              256 << 10, 1 << 20,   4 << 20};
+  const int NSizes = sizeof(Sizes) / sizeof(Sizes[0]);
+  char *Buf = buffer(4 << 20);
+  double *Lat = malloc(Reps * sizeof(double));
+  if (Rank == 0)
+    printf("# pingpong BYTES K REPS LAT_MED_US LAT_MIN_US BW_MED_MBS "
+           "BW_MAX_MBS\n");
+  for (int S = 0; S < NSizes; ++S) {
+    int Bytes = Sizes[S];
+    int K = calls(64.0 * (1 << 20), Bytes, 16, 1000);
+    MPI_Barrier(MPI_COMM_WORLD);
+    roundTrips(Buf, Bytes, K); // warm-up
+    for (int R = 0; R < Reps; ++R)
+      Lat[R] = roundTrips(Buf, Bytes, K) * 1e6 / (2.0 * K);
+    if (Rank == 0) {
+      double Min = minimum(Lat, Reps), Med = median(Lat, Reps);
+      printf("pingpong %d %d %d %.3f %.3f %.1f %.1f\n", Bytes, K, Reps, Med,
+             Min, Bytes / Med, Bytes / Min);
+      fflush(stdout);
+    }
+  }
+  free(Lat);
+  free(Buf);
+}
+
+//===-- Non-blocking exchange between ranks 0 and 1 -----------------------===//
+
+// The halo-exchange pattern: Irecv, Isend, Waitall, K times; returns the
+// time per exchange on ranks 0 and 1. Every request is an entry of the
+// layer's request table, so this is where its per-request work shows.
+static double exchanges(char *Out, char *In, int Bytes, int K) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double T0 = MPI_Wtime();
+  if (Rank < 2) {
+    MPI_Request Req[2];
+    for (int I = 0; I < K; ++I) {
+      MPI_Irecv(In, Bytes, MPI_BYTE, 1 - Rank, 9, MPI_COMM_WORLD, &Req[0]);
+      MPI_Isend(Out, Bytes, MPI_BYTE, 1 - Rank, 9, MPI_COMM_WORLD, &Req[1]);
+      MPI_Waitall(2, Req, MPI_STATUSES_IGNORE);
+    }
+  }
+  return (MPI_Wtime() - T0) / K;
+}
+
+static void exchange(int Bytes) {
+  char *Out = buffer(Bytes), *In = buffer(Bytes);
+  int K = calls(32.0 * (1 << 20), Bytes, 8, 1000);
+  double *T = malloc(Reps * sizeof(double));
+  exchanges(Out, In, Bytes, K); // warm-up
+  for (int R = 0; R < Reps; ++R) {
+    double Mine = exchanges(Out, In, Bytes, K), Slowest;
+    MPI_Reduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    T[R] = Slowest * 1e6;
+  }
+  if (Rank == 0) {
+    printf("exchange %d %d %d %d %.3f %.3f\n", Bytes, 2, K, Reps,
+           median(T, Reps), minimum(T, Reps));
+    fflush(stdout);
+  }
+  free(T);
+  free(Out);
+  free(In);
+}
+
+//===-- Collectives -------------------------------------------------------===//
+
+enum Coll { Allreduce, Alltoall };
+
+// K calls; returns this rank's time per call.
+static double collective(enum Coll What, void *Send, void *Recv, int Count,
+                         int K) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double T0 = MPI_Wtime();
+  if (What == Allreduce)
+    for (int I = 0; I < K; ++I)
+      MPI_Allreduce(Send, Recv, Count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  else
+    for (int I = 0; I < K; ++I)
+      MPI_Alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
+                   MPI_COMM_WORLD);
+  return (MPI_Wtime() - T0) / K;
+}
+
+static void measure(enum Coll What, int Bytes) {
+  int Count = What == Allreduce ? Bytes / (int)sizeof(double) : Bytes;
+  size_t Total = What == Allreduce ? (size_t)Bytes : (size_t)Bytes * Size;
+  void *Send = buffer(Total), *Recv = buffer(Total);
+  // Bytes through each rank per call, roughly.
+  int K = calls(32.0 * (1 << 20), (long)Total, 8, 1000);
+  double *T = malloc(Reps * sizeof(double));
+  collective(What, Send, Recv, Count, K); // warm-up
+  for (int R = 0; R < Reps; ++R) {
+    double Mine = collective(What, Send, Recv, Count, K), Slowest;
+    MPI_Reduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    T[R] = Slowest * 1e6;
+  }
+  if (Rank == 0) {
+    printf("%s %d %d %d %d %.3f %.3f\n",
+           What == Allreduce ? "allreduce" : "alltoall", Bytes, Size, K, Reps,
+           median(T, Reps), minimum(T, Reps));
+    fflush(stdout);
+  }
+  free(T);
+  free(Send);
+  free(Recv);
+}
+
+int main(int argc, char **argv) {
+  int Opt, PingPong = 1, Colls = 1;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &Size);
+  while ((Opt = getopt(argc, argv, "r:s:pc")) != -1) {
+    switch (Opt) {
+    case 'r':
+      Reps = atoi(optarg);
+      break;
+    case 's':
+      Scale = atof(optarg);
+      break;
+    case 'p':
+      Colls = 0;
+      break;
+    case 'c':
+      PingPong = 0;
+      break;
+    default:
+      if (Rank == 0)
+        fprintf(stderr, "usage: pingpong [-r REPS] [-s SCALE] [-p] [-c]\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  if (Reps < 1 || Scale <= 0) {
+    if (Rank == 0)
+      fprintf(stderr, "pingpong: -r must be >= 1 and -s > 0\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  if (PingPong && Size < 2) {
+    if (Rank == 0)
+      fprintf(stderr, "pingpong: the ping-pong needs 2 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  if (Rank == 0)
+    printf("# np %d reps %d scale %g\n", Size, Reps, Scale);
+  if (PingPong) {
+    pingpong();
+    if (Rank == 0)
+      printf("# exchange BYTES 2 K REPS MED_US MIN_US\n");
+    exchange(8);
+    exchange(64 << 10);
+  }
+  if (Colls) {
+    if (Rank == 0)
+      printf("# allreduce|alltoall BYTES NP K REPS MED_US MIN_US\n");
+    measure(Allreduce, 8);
+    measure(Allreduce, 1 << 20);
+    measure(Alltoall, 8);
+    measure(Alltoall, 64 << 10);
+  }
+  MPI_Finalize();
+  return 0;
+}

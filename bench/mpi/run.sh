@@ -1,0 +1,182 @@
+#!/bin/sh
+# Overhead of ccc's MPI layer between checkpoints: the same pingpong.c built
+# plain (mpicc.<mpi> -O2) and with ccc (ckpt-cc --mpi=<mpi> -O2), run
+# alternately (plain, ccc, ccc, plain, ...) for several rounds under each MPI
+# whose layer is installed: ping-pong latency and bandwidth and a
+# non-blocking exchange at 2 ranks, Allreduce and Alltoall at 2 and 4 ranks
+# (4 oversubscribed on 2 cores).
+# Prints per MPI a table: the median over the rounds of each run's median,
+# the minimum over the rounds of each run's minimum [in brackets], and the
+# ratios ccc/plain of the medians [and of the minima: on a loaded machine
+# the medians carry the other jobs' noise, the minima much less]. The ccc
+# build runs in the default environment (every CCC_* variable unset: no
+# checkpoint is taken).
+#
+# usage: bench/mpi/run.sh [full|smoke] [PREFIX]
+#   full   5 rounds, 11 repetitions per measurement (default; a few minutes)
+#   smoke  1 round, 3 short repetitions (a few seconds; checks it runs)
+#   PREFIX the ccc install tree (default: build/install, from scripts/build.sh)
+# environment: BENCH_MPIS (default "openmpi mpich"), BENCH_ROUNDS,
+#   BENCH_REPS and BENCH_SCALE (work per repetition, 1 = full) override the
+#   mode's values.
+set -eu
+top=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
+mode=${1:-full}
+prefix=${2:-$top/build/install}
+case $mode in
+  full) rounds=5 reps=11 scale=1 ;;
+  smoke) rounds=1 reps=3 scale=0.02 ;;
+  *) echo "usage: $0 [full|smoke] [PREFIX]" >&2; exit 2 ;;
+esac
+rounds=${BENCH_ROUNDS:-$rounds}
+reps=${BENCH_REPS:-$reps}
+scale=${BENCH_SCALE:-$scale}
+if [ ! -x "$prefix/bin/ckpt-cc" ]; then
+  echo "$0: $prefix/bin/ckpt-cc not found (run scripts/build.sh, or name the install prefix)" >&2
+  exit 2
+fi
+prefix=$(CDPATH= cd -- "$prefix" && pwd)
+src=$top/bench/mpi/pingpong.c
+out=$(mktemp -d)
+shm=$(mktemp -d -p /dev/shm ccc-bench.XXXXXX)
+trap 'rm -rf "$out" "$shm"' EXIT
+
+# The default environment for both builds.
+for v in $(env | sed -n 's/^\(CCC_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# Open MPI's session directory and shared-memory segments in directories of
+# our own: the kill/restart harness, when it runs alongside, removes every
+# /tmp/ompi.* and /dev/shm/vader_segment.* that appeared during its trial,
+# and a job whose segment vanishes falls back to TCP (25 times slower).
+mkdir -p "$out/ompi"
+export OMPI_MCA_orte_tmpdir_base="$out/ompi" OMPI_MCA_btl_vader_backing_directory="$shm"
+
+# Median over the rounds of the per-run medians, minimum of the minima,
+# ratio ccc/plain of the medians. Input lines: BUILD NP <program line>.
+table() {
+  awk -v rounds="$rounds" '
+    function med(s,   n, v, i, j, t) {
+      n = split(s, v, " ")
+      for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+          t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+        }
+      return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    function keep(k, b, m, lo) {
+      if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+      M[k, b] = M[k, b] " " m
+      if (!((k, b) in L) || lo + 0 < L[k, b] + 0) L[k, b] = lo
+    }
+    $3 == "pingpong" {
+      k = "pp " $4
+      keep(k, $1, $7, $8)
+      B[k, $1] = B[k, $1] " " $9
+      # for bandwidth the best is the highest
+      if (!((k, $1) in H) || $10 + 0 > H[k, $1] + 0) H[k, $1] = $10
+      next
+    }
+    $3 == "exchange" || $3 == "allreduce" || $3 == "alltoall" { keep($3 " " $4 " " $5, $1, $8, $9) }
+    function size(b) {
+      return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B"
+    }
+    END {
+      printf "ping-pong, 2 ranks: one-way latency (us) and bandwidth (MB/s)\n"
+      printf "%9s %17s %17s %15s   %15s %15s %15s\n", "size", "plain us [min]",
+        "ccc us [min]", "ratio [of min]", "plain MB/s [max]", "ccc MB/s [max]",
+        "ratio [of max]"
+      for (i = 1; i <= nk; i++) {
+        split(order[i], f, " ")
+        if (f[1] != "pp") continue
+        k = order[i]
+        if (!((k, "plain") in L) || !((k, "ccc") in L)) { bad = 1; continue }
+        lp = med(M[k, "plain"]); lc = med(M[k, "ccc"])
+        bp = med(B[k, "plain"]); bc = med(B[k, "ccc"])
+        printf "%9s %8.2f [%6.2f] %8.2f [%6.2f] %6.3f [%6.3f]   %7.0f [%5.0f] %7.0f [%5.0f] %6.3f [%6.3f]\n",
+          size(f[2]), lp, L[k, "plain"], lc, L[k, "ccc"], lc / lp,
+          L[k, "ccc"] / L[k, "plain"], bp, H[k, "plain"], bc, H[k, "ccc"],
+          bc / bp, H[k, "ccc"] / H[k, "plain"]
+      }
+      printf "exchange (Irecv, Isend, Waitall between ranks 0 and 1) and collectives: time per call (us)\n"
+      printf "%-9s %9s %3s %17s %17s %15s\n", "call", "size", "np",
+        "plain us [min]", "ccc us [min]", "ratio [of min]"
+      for (i = 1; i <= nk; i++) {
+        split(order[i], f, " ")
+        if (f[1] == "pp") continue
+        k = order[i]
+        if (!((k, "plain") in L) || !((k, "ccc") in L)) { bad = 1; continue }
+        p = med(M[k, "plain"]); c = med(M[k, "ccc"])
+        printf "%-9s %9s %3d %8.2f [%6.2f] %8.2f [%6.2f] %6.3f [%6.3f]\n", f[1],
+          size(f[2]), f[3], p, L[k, "plain"], c, L[k, "ccc"], c / p,
+          L[k, "ccc"] / L[k, "plain"]
+      }
+      if (bad || nk == 0) { print "missing results" > "/dev/stderr"; exit 1 }
+    }'
+}
+
+ran=""
+for mpi in ${BENCH_MPIS:-openmpi mpich}; do
+  if [ ! -f "$prefix/lib/libccc_mpi_$mpi.a" ]; then
+    echo "== $mpi: skipped ($prefix/lib/libccc_mpi_$mpi.a not installed)"
+    continue
+  fi
+  if [ $mpi = openmpi ]; then
+    set -- mpirun.openmpi --oversubscribe -np
+  else
+    set -- mpiexec.mpich -n
+  fi
+  for t in mpicc.$mpi "$1"; do
+    if ! command -v "$t" >/dev/null; then
+      echo "$0: $t not found" >&2
+      exit 2
+    fi
+  done
+  d=$out/$mpi
+  mkdir -p "$d/run"
+  "mpicc.$mpi" -O2 -o "$d/plain" "$src"
+  "$prefix/bin/ckpt-cc" --mpi=$mpi -O2 -o "$d/ccc" "$src"
+  # The comparison means something only if the layer is in the ccc build.
+  if ! nm "$d/ccc" | grep -q ' T MPI_Send$' || nm "$d/plain" | grep -q ' T MPI_Send$'; then
+    echo "$0: $mpi: expected MPI_Send defined by ccc's layer in the ccc build only" >&2
+    exit 1
+  fi
+  : >"$d/results"
+  r=1
+  while [ "$r" -le "$rounds" ]; do
+    # Alternate which build goes first.
+    if [ $((r % 2)) -eq 1 ]; then order="plain ccc"; else order="ccc plain"; fi
+    for b in $order; do
+      for np in 2 4; do
+        what="" s=$scale
+        [ $np -gt 2 ] && what=-c
+        # MPICH's waiting ranks spin: with more ranks than cores a small
+        # collective takes milliseconds (a time slice), so do less of it.
+        [ $np -gt 2 ] && [ $mpi = mpich ] && s=$(awk -v s="$scale" 'BEGIN {print s / 50}')
+        # From an empty directory: a ccc build finds no images to restart.
+        (cd "$d/run" && "$@" $np "$d/$b" -r "$reps" -s "$s" $what) \
+          >"$d/out" 2>"$d/err" || {
+          echo "$0: $mpi $b at $np ranks failed:" >&2
+          cat "$d/out" "$d/err" >&2
+          exit 1
+        }
+        if grep -qi 'shared memory' "$d/err"; then
+          echo "warning: $mpi $b at $np ranks: MPI reported a shared-memory problem:" >&2
+          head -5 "$d/err" >&2
+        fi
+        grep -v '^#' "$d/out" | sed "s/^/$b $np /" >>"$d/results"
+      done
+    done
+    r=$((r + 1))
+  done
+  echo "== $mpi: plain = mpicc.$mpi -O2, ccc = ckpt-cc --mpi=$mpi -O2;" \
+    "$rounds round(s) alternating, $reps repetitions each (scale $scale);" \
+    "median of the runs' medians [minimum]; ratio ccc/plain of the medians [of the minima]"
+  table <"$d/results"
+  ran="$ran $mpi"
+done
+if [ -z "$ran" ]; then
+  echo "$0: no MPI layer installed under $prefix/lib" >&2
+  exit 2
+fi
