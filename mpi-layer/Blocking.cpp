@@ -93,6 +93,26 @@ void drainForCheckpoint() {
   });
 }
 
+bool commitVersion(uint64_t V, bool AllOk, const char *What) {
+  if (!AllOk) {
+    logMessage("checkpoint %llu not committed: a rank could not write %s; "
+               "the previous committed checkpoint is kept",
+               (unsigned long long)V, What);
+    return false;
+  }
+  char Err[kPathMax + 128];
+  if (!writeCommit(storeDir(), storeName(), V, L->Size, Err, sizeof(Err))) {
+    logMessage("checkpoint %llu not committed: %s; the previous committed "
+               "checkpoint is kept",
+               (unsigned long long)V, Err);
+    return false;
+  }
+  pruneVersions(storeDir(), storeName(), keepVersions());
+  CCC_INFO("checkpoint %llu committed (%d ranks)", (unsigned long long)V,
+           L->Size);
+  return true;
+}
+
 int siteBlocking(int Kind, int (*Take)()) {
   __ccc_pending = 1; // every site is collective under this protocol
   uint64_t Want = Kind == CCC_SITE_FORCE || takeRequest(), Any;
@@ -108,24 +128,8 @@ int siteBlocking(int Kind, int (*Take)()) {
   uint64_t Ok = R == CCC_TAKEN, AllOk;
   PMPI_Allreduce(&Ok, &AllOk, 1, MPI_UINT64_T, MPI_MIN, Private);
   uint64_t Committed = 0;
-  if (L->Rank == 0 && AllOk) {
-    char Err[kPathMax + 128];
-    Committed = writeCommit(storeDir(), storeName(), V, L->Size, Err,
-                            sizeof(Err));
-    if (Committed) {
-      pruneVersions(storeDir(), storeName(), keepVersions());
-      CCC_INFO("checkpoint %llu committed (%d ranks)", (unsigned long long)V,
-               L->Size);
-    } else {
-      logMessage("checkpoint %llu not committed: %s; the previous committed "
-                 "checkpoint is kept",
-                 (unsigned long long)V, Err);
-    }
-  } else if (L->Rank == 0) {
-    logMessage("checkpoint %llu not committed: a rank could not write its "
-               "image; the previous committed checkpoint is kept",
-               (unsigned long long)V);
-  }
+  if (L->Rank == 0)
+    Committed = commitVersion(V, AllOk, "its image");
   PMPI_Bcast(&Committed, 1, MPI_UINT64_T, 0, Private);
   return Committed ? CCC_TAKEN : CCC_NONE;
 }

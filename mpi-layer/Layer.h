@@ -264,6 +264,9 @@ int deliver(Message *M, void *Buf, int Count, MPI_Datatype Type,
 // Protocol.
 extern bool NonBlocking; // CCC_PROTOCOL=nonblocking
 int siteBlocking(int Kind, int (*Take)());
+// Rank 0: writes the commit record of V if every rank wrote what it must
+// (AllOk; What names it in the message otherwise), and prunes.
+bool commitVersion(uint64_t V, bool AllOk, const char *What);
 // Non-blocking protocol (Protocol.cpp).
 void nbInit();
 int siteNonBlocking(int Kind, int (*Take)());

@@ -308,23 +308,7 @@ void onLogged(uint32_t Epoch, bool Ok) {
   uint64_t V = L->VersionBase + Epoch;
   if (Epoch > CommittedEpoch)
     CommittedEpoch = Epoch;
-  if (!P.Ok) {
-    logMessage("checkpoint %llu not committed: a rank could not write its "
-               "image or message log; the previous committed checkpoint is "
-               "kept",
-               (unsigned long long)V);
-    return;
-  }
-  char Err[kPathMax + 128];
-  if (writeCommit(storeDir(), storeName(), V, L->Size, Err, sizeof(Err))) {
-    pruneVersions(storeDir(), storeName(), keepVersions());
-    CCC_INFO("checkpoint %llu committed (%d ranks)", (unsigned long long)V,
-             L->Size);
-  } else {
-    logMessage("checkpoint %llu not committed: %s; the previous committed "
-               "checkpoint is kept",
-               (unsigned long long)V, Err);
-  }
+  commitVersion(V, P.Ok, "its image or its message log");
 }
 
 void checkPeriod();

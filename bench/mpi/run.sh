@@ -10,7 +10,8 @@
 # ratios ccc/plain of the medians [and of the minima: on a loaded machine
 # the medians carry the other jobs' noise, the minima much less]. The ccc
 # build runs in the default environment (every CCC_* variable unset: no
-# checkpoint is taken).
+# checkpoint is taken) except CCC_PROTOCOL: BENCH_PROTOCOL, default
+# nonblocking, whose messages carry the protocol's 8-byte header.
 #
 # usage: bench/mpi/run.sh [full|smoke] [PREFIX]
 #   full   5 rounds, 11 repetitions per measurement (default; a few minutes)
@@ -43,6 +44,8 @@ trap 'rm -rf "$out" "$shm"' EXIT
 
 # The default environment for both builds.
 for v in $(env | sed -n 's/^\(CCC_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+protocol=${BENCH_PROTOCOL:-nonblocking}
+export CCC_PROTOCOL="$protocol"
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
@@ -123,7 +126,7 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
     continue
   fi
   if [ $mpi = openmpi ]; then
-    set -- mpirun.openmpi --oversubscribe -np
+    set -- mpirun.openmpi --oversubscribe -x CCC_PROTOCOL -np
   else
     set -- mpiexec.mpich -n
   fi
@@ -170,7 +173,8 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
     done
     r=$((r + 1))
   done
-  echo "== $mpi: plain = mpicc.$mpi -O2, ccc = ckpt-cc --mpi=$mpi -O2;" \
+  echo "== $mpi: plain = mpicc.$mpi -O2, ccc = ckpt-cc --mpi=$mpi -O2" \
+    "(CCC_PROTOCOL=$protocol);" \
     "$rounds round(s) alternating, $reps repetitions each (scale $scale);" \
     "median of the runs' medians [minimum]; ratio ccc/plain of the medians [of the minima]"
   table <"$d/results"

@@ -138,7 +138,8 @@ def main():
                     help="extra VAR=VALUE for the checkpointed runs")
     ap.add_argument("--expect", action="append", default=[],
                     help="regular expression that the checkpointed runs' "
-                         "stderr must match at least once over all trials "
+                         "stderr (the uninterrupted one's or a trial's) must "
+                         "match at least once "
                          "(e.g. a CCC_VERBOSE=protocol trace line proving a "
                          "case occurred); repeatable")
     ap.add_argument("cmd", nargs=argparse.REMAINDER,
@@ -191,7 +192,8 @@ def main():
 
     failures = kills_total = restarts_total = vacuous = 0
     expect = {e: re.compile(e) for e in a.expect}
-    seen = set()
+    solo_err = solo.stderr.decode(errors="replace")
+    seen = {e for e, rx in expect.items() if rx.search(solo_err)}
     for trial in range(a.trials):
         # A run that ends before its first kill proves nothing: the trial is
         # redone with kill moments drawn ever earlier.
