@@ -54,8 +54,8 @@ bool drainOne(MPI_Comm C) {
   M->Source = S.MPI_SOURCE;
   M->Tag = S.MPI_TAG;
   M->Bytes = Bytes;
-  PMPI_Recv(M->Data, (int)Bytes, MPI_BYTE, S.MPI_SOURCE, S.MPI_TAG,
-            realComm(C), MPI_STATUS_IGNORE);
+  PMPI_Recv(M->Data, (int)Bytes, MPI_BYTE, S.MPI_SOURCE, S.MPI_TAG, realComm(C),
+            MPI_STATUS_IGNORE);
   (L->PendingTail ? L->PendingTail->Next : L->Pending) = M;
   L->PendingTail = M;
   countReceived(C, S.MPI_SOURCE);

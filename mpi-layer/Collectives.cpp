@@ -87,9 +87,8 @@ int MPI_Gather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                      realComm(C));
 }
 
-int MPI_Gatherv(const void *S, int SN, MPI_Datatype ST, void *R,
-                const int RN[], const int Displs[], MPI_Datatype RT, int Root,
-                MPI_Comm C) {
+int MPI_Gatherv(const void *S, int SN, MPI_Datatype ST, void *R, const int RN[],
+                const int Displs[], MPI_Datatype RT, int Root, MPI_Comm C) {
   if (NonBlocking)
     return p2pGatherv(S, SN, ST, R, RN, Displs, 0, RT, Root, C);
   return PMPI_Gatherv(S, SN, realType(ST), R, RN, Displs, realType(RT), Root,
@@ -132,7 +131,8 @@ int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
 int MPI_Alltoall(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                  MPI_Datatype RT, MPI_Comm C) {
   if (NonBlocking)
-    return p2pAlltoallv(S, nullptr, nullptr, SN, ST, R, nullptr, nullptr, RN, RT, C);
+    return p2pAlltoallv(S, nullptr, nullptr, SN, ST, R, nullptr, nullptr, RN,
+                        RT, C);
   return PMPI_Alltoall(S, SN, realType(ST), R, RN, realType(RT), realComm(C));
 }
 

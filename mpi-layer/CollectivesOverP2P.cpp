@@ -167,9 +167,9 @@ int p2pScan(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
   return MPI_SUCCESS;
 }
 
-int p2pGatherv(const void *S, int SN, MPI_Datatype ST, void *Out,
-               const int *RN, const int *Displs, int RNAll, MPI_Datatype RT,
-               int Root, MPI_Comm C) {
+int p2pGatherv(const void *S, int SN, MPI_Datatype ST, void *Out, const int *RN,
+               const int *Displs, int RNAll, MPI_Datatype RT, int Root,
+               MPI_Comm C) {
   Group G = group(C);
   if (G.Rank != Root)
     return sendTo(G, Root, S, SN, ST);
@@ -230,7 +230,8 @@ int p2pAlltoallv(const void *S, const int *SN, const int *SD, int SNAll,
     ST = RT;
     SExt = RExt;
   }
-  auto *Reqs = static_cast<MPI_Request *>(scratch(G.Size * sizeof(MPI_Request)));
+  auto *Reqs =
+      static_cast<MPI_Request *>(scratch(G.Size * sizeof(MPI_Request)));
   int NReq = 0;
   for (int I = 1; I <= G.Size; ++I) {
     int R = (G.Rank + I) % G.Size; // everyone starts with a different peer
@@ -256,8 +257,8 @@ int p2pAlltoallv(const void *S, const int *SN, const int *SD, int SNAll,
 }
 
 int p2pAllgatherv(const void *S, int SN, MPI_Datatype ST, void *Out,
-                  const int *RN, const int *Displs, int RNAll,
-                  MPI_Datatype RT, MPI_Comm C) {
+                  const int *RN, const int *Displs, int RNAll, MPI_Datatype RT,
+                  MPI_Comm C) {
   Group G = group(C);
   MPI_Aint Ext = extent(RT);
   if (S == MPI_IN_PLACE) {

@@ -20,16 +20,16 @@ namespace ccc {
 namespace mpi {
 namespace {
 
-template <typename H> MPI_Fint toFortran(H Handle, uint32_t Kind,
-                                         MPI_Fint (*Real)(H)) {
+template <typename H>
+MPI_Fint toFortran(H Handle, uint32_t Kind, MPI_Fint (*Real)(H)) {
   uint32_t I;
   if (decodeHandle(Handle, Kind, &I))
     return encodeHandle<MPI_Fint>(Kind, I);
   return Real(Handle);
 }
 
-template <typename H> H fromFortran(MPI_Fint F, uint32_t Kind,
-                                    H (*Real)(MPI_Fint)) {
+template <typename H>
+H fromFortran(MPI_Fint F, uint32_t Kind, H (*Real)(MPI_Fint)) {
   uint32_t I;
   if (decodeHandle(F, Kind, &I))
     return encodeHandle<H>(Kind, I);
@@ -102,14 +102,10 @@ MPI_Fint MPI_Info_c2f(MPI_Info I) { return PMPI_Info_c2f(I); }
 MPI_Info MPI_Info_f2c(MPI_Fint F) { return PMPI_Info_f2c(F); }
 #endif
 #ifndef MPI_Errhandler_c2f
-MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler E) {
-  return PMPI_Errhandler_c2f(E);
-}
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler E) { return PMPI_Errhandler_c2f(E); }
 #endif
 #ifndef MPI_Errhandler_f2c
-MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint F) {
-  return PMPI_Errhandler_f2c(F);
-}
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint F) { return PMPI_Errhandler_f2c(F); }
 #endif
 
 //===-- Sentinels ---------------------------------------------------------===//

@@ -196,9 +196,7 @@ int initLayer(int Required, int *Provided) {
 using namespace ccc::mpi;
 
 extern "C" {
-int MPI_Init(int *, char ***) {
-  return initLayer(MPI_THREAD_SINGLE, nullptr);
-}
+int MPI_Init(int *, char ***) { return initLayer(MPI_THREAD_SINGLE, nullptr); }
 
 int MPI_Init_thread(int *, char ***, int Required, int *Provided) {
   if (Active) {

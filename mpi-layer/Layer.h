@@ -80,12 +80,12 @@ struct Object {
     MPI_Datatype Type;
     MPI_Op Op;
     MPI_Group Group;
-  } Real;          // this process's MPI object (re-created after restart)
-  int NInts;       // creation arguments (saved heap)
+  } Real;    // this process's MPI object (re-created after restart)
+  int NInts; // creation arguments (saved heap)
   int *Ints;
   int NAints;
   MPI_Aint *Aints;
-  int NHandles;    // program handles of other objects, as uint64_t
+  int NHandles; // program handles of other objects, as uint64_t
   uint64_t *Handles;
   MPI_User_function *Fn; // ops
   // Communicators: world rank of each member (for per-peer counters).
@@ -103,9 +103,9 @@ struct Request {
   bool Done;     // completed; Status holds the result
   bool Orphan;   // freed by the program while active
   bool Raw;      // non-blocking protocol: posted without a header (PROC_NULL)
-  uint32_t *Hdr;   // non-blocking protocol: the piggybacked header (its own
-                   // block: MPI writes it after the table may have moved)
-  uint64_t Op;     // non-blocking protocol: receive operation id (Protocol.cpp)
+  uint32_t *Hdr; // non-blocking protocol: the piggybacked header (its own
+                 // block: MPI writes it after the table may have moved)
+  uint64_t Op;   // non-blocking protocol: receive operation id (Protocol.cpp)
   MPI_Request Real;
   MPI_Status Status;
   // Receives: what to post again after a restart.
@@ -113,7 +113,7 @@ struct Request {
   int Count;
   MPI_Datatype Type; // program handle
   int Peer, Tag;
-  MPI_Comm Comm;     // program handle
+  MPI_Comm Comm; // program handle
 };
 
 // A message received by the layer (drained at a checkpoint) and not yet
@@ -192,8 +192,8 @@ template <typename H> H encodeHandle(uint32_t Kind, uint32_t Index) {
     return static_cast<H>(0x78000000 | (Kind << 20) | Index);
 }
 
-template <typename H> bool decodeHandle(H Handle, uint32_t Kind,
-                                        uint32_t *Index) {
+template <typename H>
+bool decodeHandle(H Handle, uint32_t Kind, uint32_t *Index) {
   if constexpr (std::is_pointer_v<H>) {
     uint64_t V = reinterpret_cast<uint64_t>(Handle);
     uint64_t Base = kFakeBase + ((uint64_t)Kind << 32);
@@ -289,8 +289,16 @@ int nbIrecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
 // Completion of a request's real MPI part: strip the header, classify.
 void nbCompleted(Request &R, MPI_Status &S);
 // Nondeterministic outcomes: logged in NonDet-Log mode, replayed in Restore.
-enum class Event : uint8_t { Test, Testany, Testsome, Testall, Waitany,
-                             Waitsome, Iprobe, Probe };
+enum class Event : uint8_t {
+  Test,
+  Testany,
+  Testsome,
+  Testall,
+  Waitany,
+  Waitsome,
+  Iprobe,
+  Probe
+};
 bool replayEvent(Event E, int64_t *Vals, int MaxVals, int *NVals);
 void logEvent(Event E, const int64_t *Vals, int NVals);
 // Collectives built on the protocol's messages (CollectivesOverP2P.cpp).
@@ -303,15 +311,15 @@ int p2pAllreduce(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
                  MPI_Comm C);
 int p2pScan(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
             MPI_Comm C, bool Exclusive);
-int p2pGatherv(const void *S, int SN, MPI_Datatype ST, void *Out,
-               const int *RN, const int *Displs, int RNAll, MPI_Datatype RT,
-               int Root, MPI_Comm C);
+int p2pGatherv(const void *S, int SN, MPI_Datatype ST, void *Out, const int *RN,
+               const int *Displs, int RNAll, MPI_Datatype RT, int Root,
+               MPI_Comm C);
 int p2pScatterv(const void *S, const int *SN, const int *Displs, int SNAll,
                 MPI_Datatype ST, void *Out, int RN, MPI_Datatype RT, int Root,
                 MPI_Comm C);
 int p2pAllgatherv(const void *S, int SN, MPI_Datatype ST, void *Out,
-                  const int *RN, const int *Displs, int RNAll,
-                  MPI_Datatype RT, MPI_Comm C);
+                  const int *RN, const int *Displs, int RNAll, MPI_Datatype RT,
+                  MPI_Comm C);
 int p2pAlltoallv(const void *S, const int *SN, const int *SD, int SNAll,
                  MPI_Datatype ST, void *Out, const int *RN, const int *RD,
                  int RNAll, MPI_Datatype RT, MPI_Comm C);

@@ -144,8 +144,8 @@ int make(Object &O) {
     return PMPI_Type_create_indexed_block(I[0], I[1], I + 2, typeArg(O, 0),
                                           &O.Real.Type);
   case Recipe::TypeStruct: {
-    auto *T = static_cast<MPI_Datatype *>(
-        scratch(O.NHandles * sizeof(MPI_Datatype)));
+    auto *T =
+        static_cast<MPI_Datatype *>(scratch(O.NHandles * sizeof(MPI_Datatype)));
     for (int K = 0; K < O.NHandles; ++K)
       T[K] = typeArg(O, K);
     int R = PMPI_Type_create_struct(I[0], I + 1, A, T, &O.Real.Type);
@@ -169,18 +169,16 @@ int make(Object &O) {
   case Recipe::GroupExcl:
     return PMPI_Group_excl(groupArg(O, 0), I[0], I + 1, &O.Real.Group);
   case Recipe::GroupRangeIncl:
-    return PMPI_Group_range_incl(groupArg(O, 0), I[0],
-                                 reinterpret_cast<int(*)[3]>(
-                                     const_cast<int *>(I + 1)),
-                                 &O.Real.Group);
+    return PMPI_Group_range_incl(
+        groupArg(O, 0), I[0],
+        reinterpret_cast<int(*)[3]>(const_cast<int *>(I + 1)), &O.Real.Group);
   case Recipe::GroupUnion:
     return PMPI_Group_union(groupArg(O, 0), groupArg(O, 1), &O.Real.Group);
   case Recipe::GroupIntersection:
     return PMPI_Group_intersection(groupArg(O, 0), groupArg(O, 1),
                                    &O.Real.Group);
   case Recipe::GroupDifference:
-    return PMPI_Group_difference(groupArg(O, 0), groupArg(O, 1),
-                                 &O.Real.Group);
+    return PMPI_Group_difference(groupArg(O, 0), groupArg(O, 1), &O.Real.Group);
   }
   return MPI_ERR_INTERN;
 }
@@ -239,11 +237,11 @@ template <typename H> int release(H *Handle, ObjKind Kind) {
   O->Live = false;
   freeReal(*O);
   // The bits as they are: handleBits of a uint64_t would cut a pointer.
-  *Handle = handleFromBits<H>(Kind == ObjKind::Comm ? handleBits(MPI_COMM_NULL)
-                              : Kind == ObjKind::Type
-                                  ? handleBits(MPI_DATATYPE_NULL)
-                              : Kind == ObjKind::Op ? handleBits(MPI_OP_NULL)
-                                                    : handleBits(MPI_GROUP_NULL));
+  *Handle =
+      handleFromBits<H>(Kind == ObjKind::Comm   ? handleBits(MPI_COMM_NULL)
+                        : Kind == ObjKind::Type ? handleBits(MPI_DATATYPE_NULL)
+                        : Kind == ObjKind::Op   ? handleBits(MPI_OP_NULL)
+                                                : handleBits(MPI_GROUP_NULL));
   return MPI_SUCCESS;
 }
 
@@ -272,8 +270,8 @@ extern "C" {
 
 int MPI_Comm_dup(MPI_Comm C, MPI_Comm *Out) {
   uint64_t H[] = {bits(C)};
-  return create(ObjKind::Comm, Recipe::CommDup, Out, 0, nullptr, 0, nullptr,
-                1, H);
+  return create(ObjKind::Comm, Recipe::CommDup, Out, 0, nullptr, 0, nullptr, 1,
+                H);
 }
 
 int MPI_Comm_split(MPI_Comm C, int Color, int Key, MPI_Comm *Out) {
@@ -313,8 +311,7 @@ int MPI_Group_incl(MPI_Group G, int N, const int Ranks[], MPI_Group *Out) {
 int MPI_Group_excl(MPI_Group G, int N, const int Ranks[], MPI_Group *Out) {
   return groupRanks(G, N, Ranks, Out, Recipe::GroupExcl);
 }
-int MPI_Group_range_incl(MPI_Group G, int N, int Ranges[][3],
-                         MPI_Group *Out) {
+int MPI_Group_range_incl(MPI_Group G, int N, int Ranges[][3], MPI_Group *Out) {
   return groupRanks(G, 3 * N, &Ranges[0][0], Out, Recipe::GroupRangeIncl);
 }
 
@@ -336,16 +333,15 @@ int MPI_Group_free(MPI_Group *G) { return release(G, ObjKind::Group); }
 int MPI_Type_contiguous(int Count, MPI_Datatype Old, MPI_Datatype *Out) {
   int I[] = {Count};
   uint64_t H[] = {bits(Old)};
-  return create(ObjKind::Type, Recipe::TypeContiguous, Out, 1, I, 0, nullptr,
-                1, H);
+  return create(ObjKind::Type, Recipe::TypeContiguous, Out, 1, I, 0, nullptr, 1,
+                H);
 }
 
 int MPI_Type_vector(int Count, int Block, int Stride, MPI_Datatype Old,
                     MPI_Datatype *Out) {
   int I[] = {Count, Block, Stride};
   uint64_t H[] = {bits(Old)};
-  return create(ObjKind::Type, Recipe::TypeVector, Out, 3, I, 0, nullptr, 1,
-                H);
+  return create(ObjKind::Type, Recipe::TypeVector, Out, 3, I, 0, nullptr, 1, H);
 }
 
 int MPI_Type_create_hvector(int Count, int Block, MPI_Aint Stride,
@@ -430,8 +426,8 @@ int MPI_Type_create_subarray(int NDims, const int Sizes[], const int Subsizes[],
   memcpy(I + 2 + NDims, Subsizes, NDims * sizeof(int));
   memcpy(I + 2 + 2 * NDims, Starts, NDims * sizeof(int));
   uint64_t H[] = {bits(Old)};
-  int R = create(ObjKind::Type, Recipe::TypeSubarray, Out, N, I, 0, nullptr, 1,
-                 H);
+  int R =
+      create(ObjKind::Type, Recipe::TypeSubarray, Out, N, I, 0, nullptr, 1, H);
   scratchFree(I);
   return R;
 }

@@ -256,8 +256,7 @@ static int isendVia(NonblockingSend Fn, const void *Buf, int Count,
 
 extern "C" {
 
-int MPI_Send(const void *B, int N, MPI_Datatype T, int D, int Tag,
-             MPI_Comm C) {
+int MPI_Send(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C) {
   if (NonBlocking)
     return nbSend(B, N, T, D, Tag, C, 0);
   return sendVia(PMPI_Send, B, N, T, D, Tag, C);
@@ -286,20 +285,20 @@ int MPI_Isend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
     return nbIsend(B, N, T, D, Tag, C, 0, R);
   return isendVia(PMPI_Isend, B, N, T, D, Tag, C, R);
 }
-int MPI_Issend(const void *B, int N, MPI_Datatype T, int D, int Tag,
-               MPI_Comm C, MPI_Request *R) {
+int MPI_Issend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
+               MPI_Request *R) {
   if (NonBlocking)
     return nbIsend(B, N, T, D, Tag, C, 1, R);
   return isendVia(PMPI_Issend, B, N, T, D, Tag, C, R);
 }
-int MPI_Ibsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
-               MPI_Comm C, MPI_Request *R) {
+int MPI_Ibsend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
+               MPI_Request *R) {
   if (NonBlocking)
     return nbIsend(B, N, T, D, Tag, C, 2, R);
   return isendVia(PMPI_Ibsend, B, N, T, D, Tag, C, R);
 }
-int MPI_Irsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
-               MPI_Comm C, MPI_Request *R) {
+int MPI_Irsend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
+               MPI_Request *R) {
   if (NonBlocking)
     return nbIsend(B, N, T, D, Tag, C, 3, R);
   return isendVia(PMPI_Irsend, B, N, T, D, Tag, C, R);
@@ -417,8 +416,8 @@ int MPI_Test(MPI_Request *H, int *Flag, MPI_Status *Status) {
 int MPI_Waitall(int N, MPI_Request Hs[], MPI_Status Ss[]) {
   int Err = MPI_SUCCESS;
   for (int I = 0; I < N; ++I) {
-    int E = MPI_Wait(&Hs[I], Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
-                                                       : &Ss[I]);
+    int E = MPI_Wait(&Hs[I],
+                     Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[I]);
     if (E != MPI_SUCCESS)
       Err = MPI_ERR_IN_STATUS;
   }
@@ -452,8 +451,7 @@ int MPI_Testall(int N, MPI_Request Hs[], int *Flag, MPI_Status Ss[]) {
   return MPI_Waitall(N, Hs, Ss);
 }
 
-static int waitanyLive(int N, MPI_Request Hs[], int *Index,
-                       MPI_Status *Status);
+static int waitanyLive(int N, MPI_Request Hs[], int *Index, MPI_Status *Status);
 
 int MPI_Waitany(int N, MPI_Request Hs[], int *Index, MPI_Status *Status) {
   if (!NonBlocking)
@@ -624,7 +622,8 @@ static int waitsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
     Request *R = request(Hs[I]);
     if (R && testOne(*R)) {
       Indices[K] = I;
-      finish(&Hs[I], *R, Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K]);
+      finish(&Hs[I], *R,
+             Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K]);
       ++K;
     }
   }
@@ -643,7 +642,8 @@ static int testsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
     AnyActive = true;
     if (testOne(*R)) {
       Indices[K] = I;
-      finish(&Hs[I], *R, Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K]);
+      finish(&Hs[I], *R,
+             Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K]);
       ++K;
     }
   }

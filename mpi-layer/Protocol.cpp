@@ -69,7 +69,7 @@ const char *modeName(Mode M) {
 #define TRACE(...)                                                             \
   do {                                                                         \
     if (protocolTrace())                                                       \
-      logMessage("protocol: rank " __VA_ARGS__);                           \
+      logMessage("protocol: rank " __VA_ARGS__);                               \
   } while (0)
 
 void setMode(Mode M, const char *Why) {
@@ -88,14 +88,14 @@ enum class RecKind : uint8_t { Late, Wild, Event };
 
 struct Record {
   RecKind Kind;
-  uint8_t Ev;      // Event
-  uint16_t NVals;  // Event
-  int32_t Src;     // rank in the communicator
+  uint8_t Ev;     // Event
+  uint16_t NVals; // Event
+  int32_t Src;    // rank in the communicator
   int32_t Tag;
   uint32_t Pad;
-  uint64_t Op;     // receive operation (Late, Wild)
-  uint64_t Comm;   // program handle bits (Late, Wild)
-  uint64_t Bytes;  // Late: packed data that follows; Event: 8 * NVals
+  uint64_t Op;    // receive operation (Late, Wild)
+  uint64_t Comm;  // program handle bits (Late, Wild)
+  uint64_t Bytes; // Late: packed data that follows; Event: 8 * NVals
 };
 
 struct Buffer {
@@ -118,12 +118,12 @@ struct Buffer {
   void clear() { Len = 0; }
 };
 
-Buffer Log;       // being recorded (NonDet-Log, RecvOnly-Log)
-bool TakeOk;      // this rank's image of the current epoch is durable
-bool WantNext;    // a checkpoint was asked for during a period
+Buffer Log;    // being recorded (NonDet-Log, RecvOnly-Log)
+bool TakeOk;   // this rank's image of the current epoch is durable
+bool WantNext; // a checkpoint was asked for during a period
 
-void record(RecKind K, uint8_t Ev, uint64_t Op, uint64_t Comm, int Src,
-            int Tag, const void *Data, uint64_t Bytes, uint16_t NVals) {
+void record(RecKind K, uint8_t Ev, uint64_t Op, uint64_t Comm, int Src, int Tag,
+            const void *Data, uint64_t Bytes, uint16_t NVals) {
   Record R = {};
   R.Kind = K;
   R.Ev = Ev;
@@ -206,8 +206,8 @@ bool writeLogFile(uint64_t Version) {
                (unsigned long long)Version, Tmp, strerror(errno));
     return false;
   }
-  LogHeader H = {kLogMagic, Version, (uint32_t)L->Rank, (uint32_t)L->Size,
-                 Log.Len, fnv(Log.Data, Log.Len)};
+  LogHeader H = {kLogMagic,         Version, (uint32_t)L->Rank,
+                 (uint32_t)L->Size, Log.Len, fnv(Log.Data, Log.Len)};
   bool Ok = writeAll(Fd, &H, sizeof(H)) && writeAll(Fd, Log.Data, Log.Len) &&
             fsync(Fd) == 0;
   int E = errno;
@@ -324,8 +324,8 @@ void onInit(int From, uint32_t Epoch, uint64_t Count) {
     L->FutureWant[From] = (int64_t)Count;
     L->NFuture++;
     L->Initiated = true;
-    TRACE("%d epoch %u: rank %d started checkpoint %u", L->Rank, L->Epoch,
-          From, Epoch);
+    TRACE("%d epoch %u: rank %d started checkpoint %u", L->Rank, L->Epoch, From,
+          Epoch);
   } else {
     fatal("protocol error: Checkpoint-Initiated of epoch %u from rank %d in "
           "epoch %u",
@@ -354,8 +354,8 @@ void pollCtrl() {
 void commitLocal() {
   uint64_t V = L->VersionBase + L->Epoch;
   bool Ok = TakeOk && writeLogFile(V);
-  TRACE("%d epoch %u: all late messages received; log of %zu bytes %s",
-        L->Rank, L->Epoch, Log.Len, Ok ? "written" : "NOT written");
+  TRACE("%d epoch %u: all late messages received; log of %zu bytes %s", L->Rank,
+        L->Epoch, Log.Len, Ok ? "written" : "NOT written");
   Log.clear();
   setMode(Mode::Run, "period complete");
   if (L->Rank == 0)
@@ -425,8 +425,8 @@ bool suppress(int W) {
     return false;
   E.Next++;
   WasEarlyLeft--;
-  TRACE("%d epoch %u: send to %d (seq %llu) suppressed: it was early",
-        L->Rank, L->Epoch, W, (unsigned long long)L->SentEp[W]);
+  TRACE("%d epoch %u: send to %d (seq %llu) suppressed: it was early", L->Rank,
+        L->Epoch, W, (unsigned long long)L->SentEp[W]);
   L->SentEp[W]++;
   maybeEndRestore();
   return true;
@@ -503,8 +503,8 @@ void classify(const uint32_t *Hdr, MPI_Comm C, int Src, int Tag, uint64_t Op,
     TRACE("%d epoch %u: early %smessage from %d (seq %u) registered", L->Rank,
           L->Epoch, isCollHandle(C) ? "collective " : "", W, Hdr[1]);
   } else {
-    fatal("protocol error: message of epoch %u from rank %d in epoch %u", E,
-          W, L->Epoch);
+    fatal("protocol error: message of epoch %u from rank %d in epoch %u", E, W,
+          L->Epoch);
   }
 }
 
@@ -831,8 +831,8 @@ bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status) {
       MPI_Count Bytes;
       PMPI_Get_elements_x(&S, MPI_BYTE, &Bytes);
       char *Raw = static_cast<char *>(scratch(Bytes));
-      PMPI_Recv(Raw, (int)Bytes, MPI_BYTE, S.MPI_SOURCE, S.MPI_TAG,
-                realComm(C), &S);
+      PMPI_Recv(Raw, (int)Bytes, MPI_BYTE, S.MPI_SOURCE, S.MPI_TAG, realComm(C),
+                &S);
       uint32_t Hdr[2];
       memcpy(Hdr, Raw, kHeaderBytes);
       size_t Data = Bytes - kHeaderBytes;
@@ -885,8 +885,9 @@ bool replayEvent(Event E, int64_t *Vals, int MaxVals, int *NVals) {
   int N = R.NVals < MaxVals ? R.NVals : MaxVals;
   memcpy(Vals, RP.Payload[RP.NextEvent], N * 8);
   *NVals = R.NVals;
-  static const char *const Names[] = {"Test", "Testany", "Testsome", "Testall",
-                                      "Waitany", "Waitsome", "Iprobe", "Probe"};
+  static const char *const Names[] = {"Test",    "Testany", "Testsome",
+                                      "Testall", "Waitany", "Waitsome",
+                                      "Iprobe",  "Probe"};
   TRACE("%d epoch %u: %s outcome replayed from the log (%lld)", L->Rank,
         L->Epoch, Names[R.Ev], (long long)(N ? Vals[0] : 0));
   use(RP.NextEvent);
@@ -955,7 +956,7 @@ static int startCheckpoint(int (*Take)()) {
   int R = Take ? Take() : CCC_NONE;
   __ccc_pending = 1; // the runtime clears it after each checkpoint
   if (R == CCC_RESTARTED)
-    return R; // (OldSent was libc memory of the process that died)
+    return R;    // (OldSent was libc memory of the process that died)
   L->NEarly = 0; // the registry is in the image
   TakeOk = R == CCC_TAKEN;
   for (int Q = 0; Q < Size; ++Q)

@@ -50,7 +50,7 @@ volatile int Requested = 0;
 std::atomic<uint64_t> LastCheckpointEnd{0};
 
 struct RuntimeGlobals {
-  bool Ready = false;     // main runs on our stack: sites may checkpoint
+  bool Ready = false; // main runs on our stack: sites may checkpoint
   uint32_t Rank = 0, NRanks = 1;
   bool Restarted = false; // this process was restored from an image
   uintptr_t StackLow = 0, StackHigh = 0;

@@ -193,9 +193,10 @@ void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank) {
   while (struct dirent *E = readdir(D)) {
     const char *F = E->d_name;
     size_t FL = strlen(F);
-    bool Mine = !strncmp(F, Name, NL) && F[NL] == '.' && FL > SL &&
-                (!strcmp(F + FL - SL, Suffix) || !strcmp(F + FL - SL, LogSuffix) ||
-                 (Rank == 0 && FL > 11 && !strcmp(F + FL - 11, ".commit.tmp")));
+    bool Mine =
+        !strncmp(F, Name, NL) && F[NL] == '.' && FL > SL &&
+        (!strcmp(F + FL - SL, Suffix) || !strcmp(F + FL - SL, LogSuffix) ||
+         (Rank == 0 && FL > 11 && !strcmp(F + FL - 11, ".commit.tmp")));
     if (Mine) {
       snprintf(P, sizeof(P), "%s/%s", Dir, F);
       unlink(P);
