@@ -103,6 +103,7 @@ struct Request {
   bool Done;     // completed; Status holds the result
   bool Orphan;   // freed by the program while active
   bool Raw;      // non-blocking protocol: posted without a header (PROC_NULL)
+  bool Packed;   // non-blocking protocol: header and data in Hdr's block
   uint32_t *Hdr; // non-blocking protocol: the piggybacked header (its own
                  // block: MPI writes it after the table may have moved)
   uint64_t Op;   // non-blocking protocol: receive operation id (Protocol.cpp)

@@ -403,12 +403,43 @@ MPI_Datatype withHeader(uint32_t *Hdr, const void *Buf, int Count,
   return T;
 }
 
+// Small contiguous messages travel as one byte buffer, the header then the
+// data (a datatype made and freed per message costs more than the copy).
+// It is the same byte stream as the struct datatype sends, so either side
+// may use either form.
+constexpr int kPackMax = 4096;
+
+// The bytes of Count elements of Type if they are contiguous and at most
+// kPackMax, else -1.
+int packedBytes(int Count, MPI_Datatype Type) {
+  int Size;
+  PMPI_Type_size(Type, &Size);
+  if (Count < 0 || (int64_t)Count * Size > kPackMax)
+    return -1;
+  MPI_Aint Lb, Ext, TLb, TExt;
+  PMPI_Type_get_extent(Type, &Lb, &Ext);
+  PMPI_Type_get_true_extent(Type, &TLb, &TExt);
+  if (Lb != 0 || TLb != 0 || Ext != Size || TExt != Size)
+    return -1;
+  return Count * Size;
+}
+
 // The status the program sees: as if there were no header.
 void stripHeader(MPI_Status &S) {
   MPI_Count Bytes = 0;
   PMPI_Get_elements_x(&S, MPI_BYTE, &Bytes);
   if (Bytes >= kHeaderBytes)
     PMPI_Status_set_elements_x(&S, MPI_BYTE, Bytes - kHeaderBytes);
+}
+
+// A packed message (Msg: header, then data) to the program's contiguous
+// buffer; strips the header from the status.
+void unpackReceived(const char *Msg, void *Buf, MPI_Status &S) {
+  MPI_Count Bytes = 0;
+  PMPI_Get_elements_x(&S, MPI_BYTE, &Bytes);
+  if (Bytes > kHeaderBytes)
+    memcpy(Buf, Msg + kHeaderBytes, Bytes - kHeaderBytes);
+  stripHeader(S);
 }
 
 bool isWild(int Src, int Tag) {
@@ -650,11 +681,19 @@ int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
     return Fns[Kind](Buf, Count, RT, Dest, Tag, RC); // MPI reports the error
   if (suppress(W))
     return MPI_SUCCESS;
-  uint32_t Hdr[2];
-  fillHeader(Hdr, W);
-  MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
-  int R = Fns[Kind](MPI_BOTTOM, 1, T, Dest, Tag, RC);
-  PMPI_Type_free(&T);
+  int R;
+  if (int N = packedBytes(Count, RT); N >= 0) {
+    alignas(8) char Msg[kHeaderBytes + kPackMax];
+    fillHeader(reinterpret_cast<uint32_t *>(Msg), W);
+    memcpy(Msg + kHeaderBytes, Buf, N);
+    R = Fns[Kind](Msg, kHeaderBytes + N, MPI_BYTE, Dest, Tag, RC);
+  } else {
+    uint32_t Hdr[2];
+    fillHeader(Hdr, W);
+    MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
+    R = Fns[Kind](MPI_BOTTOM, 1, T, Dest, Tag, RC);
+    PMPI_Type_free(&T);
+  }
   if (R == MPI_SUCCESS)
     L->SentEp[W]++;
   return R;
@@ -682,6 +721,16 @@ int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
     R->Done = true;
     R->Status.MPI_ERROR = MPI_SUCCESS;
     Err = MPI_SUCCESS;
+  } else if (int N = packedBytes(Count, RT); N >= 0) {
+    // The block lives until the request is released.
+    auto *Msg = static_cast<char *>(saved(kHeaderBytes + N));
+    R->Hdr = reinterpret_cast<uint32_t *>(Msg);
+    R->Packed = true;
+    fillHeader(R->Hdr, W);
+    memcpy(Msg + kHeaderBytes, Buf, N);
+    Err = Fns[Kind](Msg, kHeaderBytes + N, MPI_BYTE, Dest, Tag, RC, &R->Real);
+    if (Err == MPI_SUCCESS)
+      L->SentEp[W]++;
   } else {
     uint32_t *Hdr = headerOf(*R);
     fillHeader(Hdr, W);
@@ -713,9 +762,20 @@ int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
   int PSrc = Src, PTag = Tag;
   if (Message *M = resolve(Op, C, &Src, &Tag))
     return deliver(M, Buf, Count, Type, Status);
+  int R;
+  if (int N = packedBytes(Count, RT); N >= 0) {
+    alignas(8) char Msg[kHeaderBytes + kPackMax];
+    R = PMPI_Recv(Msg, kHeaderBytes + N, MPI_BYTE, Src, Tag, realComm(C), S);
+    if (R == MPI_SUCCESS || R == MPI_ERR_TRUNCATE) {
+      unpackReceived(Msg, Buf, *S);
+      classify(reinterpret_cast<uint32_t *>(Msg), C, PSrc, PTag, Op, *S,
+               nullptr, 0, Buf, Type);
+    }
+    return R;
+  }
   uint32_t Hdr[2];
   MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
-  int R = PMPI_Recv(MPI_BOTTOM, 1, T, Src, Tag, realComm(C), S);
+  R = PMPI_Recv(MPI_BOTTOM, 1, T, Src, Tag, realComm(C), S);
   PMPI_Type_free(&T);
   if (R == MPI_SUCCESS || R == MPI_ERR_TRUNCATE) {
     stripHeader(*S);
@@ -739,6 +799,15 @@ static void postReceive(Request &R) {
                &R.Real);
     return;
   }
+  if (int N = packedBytes(R.Count, realType(R.Type)); N >= 0) {
+    __ccc_free(R.Hdr);
+    R.Hdr = static_cast<uint32_t *>(saved(kHeaderBytes + N));
+    R.Packed = true;
+    PMPI_Irecv(R.Hdr, kHeaderBytes + N, MPI_BYTE, Src, Tag, realComm(R.Comm),
+               &R.Real);
+    return;
+  }
+  R.Packed = false;
   uint32_t *Hdr = headerOf(R);
   MPI_Datatype T = withHeader(Hdr, R.Buf, R.Count, realType(R.Type));
   PMPI_Irecv(MPI_BOTTOM, 1, T, Src, Tag, realComm(R.Comm), &R.Real);
@@ -776,7 +845,10 @@ void nbCompleted(Request &R, MPI_Status &S) {
   PMPI_Test_cancelled(&S, &Cancelled);
   if (Cancelled)
     return;
-  stripHeader(S);
+  if (R.Packed)
+    unpackReceived(reinterpret_cast<char *>(R.Hdr), R.Buf, S);
+  else
+    stripHeader(S);
   classify(headerOf(R), R.Comm, R.Peer, R.Tag, R.Op, S, nullptr, 0, R.Buf,
            R.Type);
 }
