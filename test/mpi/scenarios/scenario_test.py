@@ -3,7 +3,8 @@
 checkpoint, restarts it, and checks: the restart printed what an
 uninterrupted reference run printed, and the protocol trace
 (CCC_VERBOSE=protocol) of the first run and of the restart show every case
-the scenario forces.
+the scenario forces. In between, a copy of the checkpoints with a damaged
+message log must be refused with a ccc: message, deleting nothing.
 
 usage: scenario_test.py --ref "LAUNCH PLAIN" --first REGEX... --restart REGEX...
                         -- LAUNCH PROGRAM
@@ -51,6 +52,30 @@ def main():
             return 1
         if not glob.glob(os.path.join(ckpt, "*.commit")):
             print("FAIL: no checkpoint committed before the kill\n" + err1[-3000:])
+            return 1
+        # A damaged message log: the job must refuse it with a ccc: message
+        # and delete nothing (a copy of the store, so the real restart below
+        # still has the intact one).
+        bad = os.path.join(work, "bad")
+        shutil.copytree(ckpt, bad)
+        logs = sorted(glob.glob(os.path.join(bad, "*.r0.log")))
+        if not logs:
+            print("FAIL: no message log of rank 0 was written")
+            return 1
+        with open(logs[-1], "r+b") as f:
+            f.seek(os.path.getsize(logs[-1]) - 1)
+            last = f.read(1)
+            f.seek(-1, os.SEEK_CUR)
+            f.write(bytes([last[0] ^ 0xFF]))
+        before = sorted(os.listdir(bad))
+        bad_run = subprocess.run(cmd, capture_output=True,
+                                 env=dict(env, CCC_DIR=bad), timeout=a.timeout)
+        bad_err = bad_run.stderr.decode(errors="replace")
+        if (bad_run.returncode == 0
+                or not re.search(r"ccc: .*message log .* damaged", bad_err)
+                or sorted(os.listdir(bad)) != before):
+            print(f"FAIL: damaged log: exit {bad_run.returncode}, files "
+                  f"{before} -> {sorted(os.listdir(bad))}\n" + bad_err[-3000:])
             return 1
         second = subprocess.run(cmd, capture_output=True, env=env,
                                 timeout=a.timeout)
