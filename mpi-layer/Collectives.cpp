@@ -3,86 +3,60 @@
 // Under the blocking protocol every rank takes its checkpoint at the same
 // collective site, so no collective crosses a recovery line: the layer only
 // translates handles and lets MPI's own algorithms run. Under the
-// non-blocking protocol they are built from protocol messages
-// (CollectivesOverP2P.cpp).
+// non-blocking protocol the protocol runs at their end points
+// (CollectivesAtEndPoints.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "Layer.h"
 
 using namespace ccc::mpi;
 
-// Reduce to rank 0, then scatter the blocks.
-static int reduceScatter(const void *S, void *R, const int *N, int NAll,
-                         MPI_Datatype T, MPI_Op Op, MPI_Comm C) {
-  int Size, Rank;
-  PMPI_Comm_size(realComm(C), &Size);
-  PMPI_Comm_rank(realComm(C), &Rank);
-  int Total = 0;
-  for (int I = 0; I < Size; ++I)
-    Total += N ? N[I] : NAll;
-  MPI_Aint Lb, Ext;
-  PMPI_Type_get_extent(realType(T), &Lb, &Ext);
-  char *Full = static_cast<char *>(scratch(Total * Ext + 1));
-  int *Displs = static_cast<int *>(scratch(Size * sizeof(int)));
-  for (int I = 0, D = 0; I < Size; D += N ? N[I] : NAll, ++I)
-    Displs[I] = D;
-  const void *Mine = S;
-  if (S == MPI_IN_PLACE)
-    Mine = R; // the whole input is in R
-  p2pReduce(Mine, Full - Lb, Total, T, Op, 0, C);
-  int Own = N ? N[Rank] : NAll;
-  p2pScatterv(Full - Lb, N, Displs, NAll, T, R, Own, T, 0, C);
-  scratchFree(Displs);
-  scratchFree(Full);
-  return MPI_SUCCESS;
-}
-
 extern "C" {
 
 int MPI_Barrier(MPI_Comm C) {
   if (NonBlocking)
-    return p2pBarrier(C);
+    return nbBarrier(C);
   return PMPI_Barrier(realComm(C));
 }
 
 int MPI_Bcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C) {
   if (NonBlocking)
-    return p2pBcast(B, N, T, Root, C);
+    return nbBcast(B, N, T, Root, C);
   return PMPI_Bcast(B, N, realType(T), Root, realComm(C));
 }
 
 int MPI_Reduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
                int Root, MPI_Comm C) {
   if (NonBlocking)
-    return p2pReduce(S, R, N, T, Op, Root, C);
+    return nbReduce(S, R, N, T, Op, Root, C);
   return PMPI_Reduce(S, R, N, realType(T), realOp(Op), Root, realComm(C));
 }
 
 int MPI_Allreduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
                   MPI_Comm C) {
   if (NonBlocking)
-    return p2pAllreduce(S, R, N, T, Op, C);
+    return nbAllreduce(S, R, N, T, Op, C);
   return PMPI_Allreduce(S, R, N, realType(T), realOp(Op), realComm(C));
 }
 
 int MPI_Scan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
              MPI_Comm C) {
   if (NonBlocking)
-    return p2pScan(S, R, N, T, Op, C, false);
+    return nbScan(S, R, N, T, Op, C, false);
   return PMPI_Scan(S, R, N, realType(T), realOp(Op), realComm(C));
 }
 
 int MPI_Exscan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
                MPI_Comm C) {
   if (NonBlocking)
-    return p2pScan(S, R, N, T, Op, C, true);
+    return nbScan(S, R, N, T, Op, C, true);
   return PMPI_Exscan(S, R, N, realType(T), realOp(Op), realComm(C));
 }
 
 int MPI_Gather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                MPI_Datatype RT, int Root, MPI_Comm C) {
   if (NonBlocking)
-    return p2pGatherv(S, SN, ST, R, nullptr, nullptr, RN, RT, Root, C);
+    return nbGatherv(S, SN, ST, R, nullptr, nullptr, RN, RT, Root, C);
   return PMPI_Gather(S, SN, realType(ST), R, RN, realType(RT), Root,
                      realComm(C));
 }
@@ -90,7 +64,7 @@ int MPI_Gather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
 int MPI_Gatherv(const void *S, int SN, MPI_Datatype ST, void *R, const int RN[],
                 const int Displs[], MPI_Datatype RT, int Root, MPI_Comm C) {
   if (NonBlocking)
-    return p2pGatherv(S, SN, ST, R, RN, Displs, 0, RT, Root, C);
+    return nbGatherv(S, SN, ST, R, RN, Displs, 0, RT, Root, C);
   return PMPI_Gatherv(S, SN, realType(ST), R, RN, Displs, realType(RT), Root,
                       realComm(C));
 }
@@ -98,7 +72,7 @@ int MPI_Gatherv(const void *S, int SN, MPI_Datatype ST, void *R, const int RN[],
 int MPI_Scatter(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                 MPI_Datatype RT, int Root, MPI_Comm C) {
   if (NonBlocking)
-    return p2pScatterv(S, nullptr, nullptr, SN, ST, R, RN, RT, Root, C);
+    return nbScatterv(S, nullptr, nullptr, SN, ST, R, RN, RT, Root, C);
   return PMPI_Scatter(S, SN, realType(ST), R, RN, realType(RT), Root,
                       realComm(C));
 }
@@ -107,7 +81,7 @@ int MPI_Scatterv(const void *S, const int SN[], const int Displs[],
                  MPI_Datatype ST, void *R, int RN, MPI_Datatype RT, int Root,
                  MPI_Comm C) {
   if (NonBlocking)
-    return p2pScatterv(S, SN, Displs, 0, ST, R, RN, RT, Root, C);
+    return nbScatterv(S, SN, Displs, 0, ST, R, RN, RT, Root, C);
   return PMPI_Scatterv(S, SN, Displs, realType(ST), R, RN, realType(RT), Root,
                        realComm(C));
 }
@@ -115,7 +89,7 @@ int MPI_Scatterv(const void *S, const int SN[], const int Displs[],
 int MPI_Allgather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                   MPI_Datatype RT, MPI_Comm C) {
   if (NonBlocking)
-    return p2pAllgatherv(S, SN, ST, R, nullptr, nullptr, RN, RT, C);
+    return nbAllgatherv(S, SN, ST, R, nullptr, nullptr, RN, RT, C);
   return PMPI_Allgather(S, SN, realType(ST), R, RN, realType(RT), realComm(C));
 }
 
@@ -123,7 +97,7 @@ int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
                    const int RN[], const int Displs[], MPI_Datatype RT,
                    MPI_Comm C) {
   if (NonBlocking)
-    return p2pAllgatherv(S, SN, ST, R, RN, Displs, 0, RT, C);
+    return nbAllgatherv(S, SN, ST, R, RN, Displs, 0, RT, C);
   return PMPI_Allgatherv(S, SN, realType(ST), R, RN, Displs, realType(RT),
                          realComm(C));
 }
@@ -131,8 +105,8 @@ int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
 int MPI_Alltoall(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                  MPI_Datatype RT, MPI_Comm C) {
   if (NonBlocking)
-    return p2pAlltoallv(S, nullptr, nullptr, SN, ST, R, nullptr, nullptr, RN,
-                        RT, C);
+    return nbAlltoallw(S, nullptr, nullptr, SN, nullptr, ST, R, nullptr,
+                       nullptr, RN, nullptr, RT, C);
   return PMPI_Alltoall(S, SN, realType(ST), R, RN, realType(RT), realComm(C));
 }
 
@@ -140,15 +114,35 @@ int MPI_Alltoallv(const void *S, const int SN[], const int SD[],
                   MPI_Datatype ST, void *R, const int RN[], const int RD[],
                   MPI_Datatype RT, MPI_Comm C) {
   if (NonBlocking)
-    return p2pAlltoallv(S, SN, SD, 0, ST, R, RN, RD, 0, RT, C);
+    return nbAlltoallw(S, SN, SD, 0, nullptr, ST, R, RN, RD, 0, nullptr, RT, C);
   return PMPI_Alltoallv(S, SN, SD, realType(ST), R, RN, RD, realType(RT),
                         realComm(C));
+}
+
+int MPI_Alltoallw(const void *S, const int SN[], const int SD[],
+                  const MPI_Datatype STs[], void *R, const int RN[],
+                  const int RD[], const MPI_Datatype RTs[], MPI_Comm C) {
+  if (NonBlocking)
+    return nbAlltoallw(S, SN, SD, 0, STs, MPI_DATATYPE_NULL, R, RN, RD, 0, RTs,
+                       MPI_DATATYPE_NULL, C);
+  int Size;
+  PMPI_Comm_size(realComm(C), &Size);
+  auto *Types =
+      static_cast<MPI_Datatype *>(scratch(2 * Size * sizeof(MPI_Datatype)));
+  for (int I = 0; I < Size; ++I) {
+    Types[I] = S == MPI_IN_PLACE ? MPI_DATATYPE_NULL : realType(STs[I]);
+    Types[Size + I] = realType(RTs[I]);
+  }
+  int E =
+      PMPI_Alltoallw(S, SN, SD, Types, R, RN, RD, Types + Size, realComm(C));
+  scratchFree(Types);
+  return E;
 }
 
 int MPI_Reduce_scatter_block(const void *S, void *R, int N, MPI_Datatype T,
                              MPI_Op Op, MPI_Comm C) {
   if (NonBlocking)
-    return reduceScatter(S, R, nullptr, N, T, Op, C);
+    return nbReduceScatter(S, R, nullptr, N, T, Op, C);
   return PMPI_Reduce_scatter_block(S, R, N, realType(T), realOp(Op),
                                    realComm(C));
 }
@@ -156,7 +150,7 @@ int MPI_Reduce_scatter_block(const void *S, void *R, int N, MPI_Datatype T,
 int MPI_Reduce_scatter(const void *S, void *R, const int N[], MPI_Datatype T,
                        MPI_Op Op, MPI_Comm C) {
   if (NonBlocking)
-    return reduceScatter(S, R, N, 0, T, Op, C);
+    return nbReduceScatter(S, R, N, 0, T, Op, C);
   return PMPI_Reduce_scatter(S, R, N, realType(T), realOp(Op), realComm(C));
 }
 

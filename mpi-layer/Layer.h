@@ -148,6 +148,7 @@ struct LayerState {
   uint32_t Epoch;       // checkpoints taken (restored with the image)
   uint64_t VersionBase; // checkpoint version = VersionBase + Epoch
   uint64_t RecvSeq;     // receive operations posted in this epoch
+  uint64_t CollSeq;     // collectives called in this epoch
   uint64_t *SentEp;     // messages sent in this epoch (sequence numbers)
   uint64_t *RecvEp;     // intra-epoch messages received in this epoch
   uint64_t *EarlyEp;    // early messages (sender in the next epoch)
@@ -168,7 +169,7 @@ struct LayerState {
   Message *Pending, *PendingTail;
 };
 
-constexpr uint64_t kStateMagic = 0x31696d6363636363ULL;
+constexpr uint64_t kStateMagic = 0x32696d6363636363ULL;
 
 // The state (null before MPI_Init), and per-process facts.
 extern LayerState *L;
@@ -224,7 +225,7 @@ template <typename H> H handleFromBits(uint64_t Bits) {
     return static_cast<H>(static_cast<uint32_t>(Bits));
 }
 
-constexpr uint32_t kHandleObj = 1, kHandleReq = 2, kHandleColl = 3;
+constexpr uint32_t kHandleObj = 1, kHandleReq = 2;
 
 // Program handle <-> object. Predefined handles are not objects.
 Object *object(uint64_t HandleBits);
@@ -274,11 +275,9 @@ int siteNonBlocking(int Kind, int (*Take)());
 void nbAfterRestore();
 void nbFinalize();
 bool nbCheckVersion(uint64_t Version, char *Why, size_t Cap);
-// The layer's communicator for collectives built on point-to-point, as a
-// program-side handle (ranks are world ranks).
+// The layer's communicator for collectives re-executed after a restart
+// (a dup of MPI_COMM_WORLD).
 extern MPI_Comm CollComm;
-MPI_Comm collHandle();
-bool isCollHandle(MPI_Comm C);
 int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
            MPI_Comm C, int Kind);
 int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
@@ -302,28 +301,46 @@ enum class Event : uint8_t {
 };
 bool replayEvent(Event E, int64_t *Vals, int MaxVals, int *NVals);
 void logEvent(Event E, const int64_t *Vals, int NVals);
-// Collectives built on the protocol's messages (CollectivesOverP2P.cpp).
+// One stream of a collective at this end point: Count elements of Type
+// (program handle) at Buf; Count < 0: no stream.
+struct CollBlock {
+  void *Buf;
+  int Count;
+  MPI_Datatype Type;
+};
+// Runs a collective on C under the non-blocking protocol (C3 4.3). In[s]:
+// what this rank receives from rank s of C; Out[d]: what it sends to rank
+// d; In[me] and Out[me]: a local copy. Native(Arg) calls MPI's collective
+// (null: none, a barrier). Protocol.cpp.
+int nbCollective(MPI_Comm C, const CollBlock *In, const CollBlock *Out,
+                 int (*Native)(void *), void *Arg);
+// The collectives under the non-blocking protocol (CollectivesAtEndPoints.cpp).
 // Null count arrays mean "the same count (the *All argument) for all".
-int p2pBarrier(MPI_Comm C);
-int p2pBcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C);
-int p2pReduce(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
-              int Root, MPI_Comm C);
-int p2pAllreduce(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
-                 MPI_Comm C);
-int p2pScan(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
-            MPI_Comm C, bool Exclusive);
-int p2pGatherv(const void *S, int SN, MPI_Datatype ST, void *Out, const int *RN,
-               const int *Displs, int RNAll, MPI_Datatype RT, int Root,
-               MPI_Comm C);
-int p2pScatterv(const void *S, const int *SN, const int *Displs, int SNAll,
-                MPI_Datatype ST, void *Out, int RN, MPI_Datatype RT, int Root,
+int nbBarrier(MPI_Comm C);
+int nbBcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C);
+int nbReduce(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
+             int Root, MPI_Comm C);
+int nbAllreduce(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
                 MPI_Comm C);
-int p2pAllgatherv(const void *S, int SN, MPI_Datatype ST, void *Out,
-                  const int *RN, const int *Displs, int RNAll, MPI_Datatype RT,
-                  MPI_Comm C);
-int p2pAlltoallv(const void *S, const int *SN, const int *SD, int SNAll,
-                 MPI_Datatype ST, void *Out, const int *RN, const int *RD,
-                 int RNAll, MPI_Datatype RT, MPI_Comm C);
+int nbScan(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
+           MPI_Comm C, bool Exclusive);
+int nbReduceScatter(const void *S, void *Out, const int *N, int NAll,
+                    MPI_Datatype T, MPI_Op Op, MPI_Comm C);
+int nbGatherv(const void *S, int SN, MPI_Datatype ST, void *Out, const int *RN,
+              const int *Displs, int RNAll, MPI_Datatype RT, int Root,
+              MPI_Comm C);
+int nbScatterv(const void *S, const int *SN, const int *Displs, int SNAll,
+               MPI_Datatype ST, void *Out, int RN, MPI_Datatype RT, int Root,
+               MPI_Comm C);
+int nbAllgatherv(const void *S, int SN, MPI_Datatype ST, void *Out,
+                 const int *RN, const int *Displs, int RNAll, MPI_Datatype RT,
+                 MPI_Comm C);
+// Alltoall (null count arrays), Alltoallv, Alltoallw (type arrays, byte
+// displacements).
+int nbAlltoallw(const void *S, const int *SN, const int *SD, int SNAll,
+                const MPI_Datatype *STs, MPI_Datatype ST, void *Out,
+                const int *RN, const int *RD, int RNAll,
+                const MPI_Datatype *RTs, MPI_Datatype RT, MPI_Comm C);
 void copyTyped(const void *From, int FN, MPI_Datatype FT, void *To, int TN,
                MPI_Datatype TT);
 bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status);

@@ -44,8 +44,6 @@ uint32_t newObject(ObjKind Kind, Recipe How) {
 }
 
 MPI_Comm realComm(MPI_Comm C) {
-  if (isCollHandle(C))
-    return CollComm;
   Object *O = object(C);
   return O ? O->Real.Comm : C;
 }
@@ -63,7 +61,7 @@ MPI_Group realGroup(MPI_Group G) {
 }
 
 int worldRank(MPI_Comm C, int R) {
-  if (C == MPI_COMM_WORLD || isCollHandle(C))
+  if (C == MPI_COMM_WORLD)
     return R;
   if (C == MPI_COMM_SELF)
     return L->Rank;
