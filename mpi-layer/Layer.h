@@ -88,9 +88,12 @@ struct Object {
   int NHandles; // program handles of other objects, as uint64_t
   uint64_t *Handles;
   MPI_User_function *Fn; // ops
-  // Communicators: world rank of each member (for per-peer counters).
+  // Communicators: world rank of each member (for per-peer counters), and
+  // the tag of their collectives re-executed on CollComm, agreed by the
+  // members: distinct for any two communicators that share a member.
   int Size;
   int *WorldRanks;
+  int CollTag;
 };
 
 //===-- Requests ----------------------------------------------------------===//
@@ -166,6 +169,7 @@ struct LayerState {
   uint32_t NObjs, CapObjs;
   Request *Reqs;
   uint32_t NReqs, CapReqs, FreeReqHint;
+  int NextCollTag; // Object::CollTag: this rank's next free one
   Message *Pending, *PendingTail;
 };
 

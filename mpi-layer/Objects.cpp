@@ -222,8 +222,12 @@ int create(ObjKind Kind, Recipe How, H *Out, int NInts, const int *Ints,
     *Out = handleFromBits<H>(handleBits(MPI_COMM_NULL));
     return R;
   }
-  if (Kind == ObjKind::Comm)
+  if (Kind == ObjKind::Comm) {
     recordMembers(O);
+    int Next = L->NextCollTag > 3 ? L->NextCollTag : 3;
+    PMPI_Allreduce(&Next, &O.CollTag, 1, MPI_INT, MPI_MAX, O.Real.Comm);
+    L->NextCollTag = O.CollTag + 1;
+  }
   *Out = objectHandle<H>(Idx);
   return R;
 }

@@ -956,14 +956,12 @@ bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status) {
 namespace {
 
 int collTag(MPI_Comm C) {
-  uint32_t I;
   if (C == MPI_COMM_WORLD)
     return 1;
   if (C == MPI_COMM_SELF)
     return 2;
-  if (decodeHandle(C, kHandleObj, &I))
-    return 3 + (int)I;
-  return 0;
+  Object *O = object(C);
+  return O ? O->CollTag : 0;
 }
 
 size_t findColl(uint64_t Seq, MPI_Comm C) {
