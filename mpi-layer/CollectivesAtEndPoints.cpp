@@ -12,7 +12,8 @@
 // MPI_Alltoallv) and combine them here in rank order, as C3 does for
 // MPI_Reduce: the result is then the same bits whether MPI's collective ran
 // or a restart re-executed it from the log, and does not depend on where
-// checkpoints fell. The cost is memory (members x count per reduction).
+// checkpoints fell. The cost is memory and bandwidth: members x count per
+// reduction, except large Allreduces (slices, see nbAllreduce).
 //
 //===----------------------------------------------------------------------===//
 #include "Layer.h"
@@ -281,9 +282,32 @@ static int gatherAll(Streams &S, Temp &All, const void *Mine, int N,
   });
 }
 
+// Allreduce of at least kSliceBytes: each member combines one slice of the
+// vector (Reduce_scatter), then the slices are gathered (Allgatherv): twice
+// the vector moved instead of members x. Each element is still combined in
+// rank order, so the bits are those of the small path.
+constexpr int64_t kSliceBytes = 64 * 1024;
+
 int nbAllreduce(const void *Snd, void *Out, int N, MPI_Datatype T, MPI_Op Op,
                 MPI_Comm C) {
   Streams S(C);
+  if ((int64_t)N * extent(T) >= kSliceBytes && N >= S.Size) {
+    int *Counts = static_cast<int *>(scratch(2 * S.Size * sizeof(int)));
+    int *Displs = Counts + S.Size;
+    for (int R = 0, D = 0; R < S.Size; ++R) {
+      Counts[R] = N / S.Size + (R < N % S.Size);
+      Displs[R] = D;
+      D += Counts[R];
+    }
+    Temp Slice(Counts[S.Rank], T);
+    int Err = nbReduceScatter(Snd == MPI_IN_PLACE ? Out : Snd, Slice.Base,
+                              Counts, 0, T, Op, C);
+    if (Err == MPI_SUCCESS)
+      Err = nbAllgatherv(Slice.Base, Counts[S.Rank], T, Out, Counts, Displs, 0,
+                         T, C);
+    scratchFree(Counts);
+    return Err;
+  }
   Temp All((int64_t)S.Size * N, T);
   int Err = gatherAll(S, All, Snd == MPI_IN_PLACE ? Out : Snd, N, T);
   if (Err == MPI_SUCCESS && N > 0)
