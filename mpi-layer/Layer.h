@@ -318,6 +318,9 @@ struct CollBlock {
 // (null: none, a barrier). Protocol.cpp.
 int nbCollective(MPI_Comm C, const CollBlock *In, const CollBlock *Out,
                  int (*Native)(void *), void *Arg);
+// Before a communicator is made from Parent: a line it crosses is not
+// committed (Protocol.cpp).
+void nbCommCreation(MPI_Comm Parent);
 // The collectives under the non-blocking protocol (CollectivesAtEndPoints.cpp).
 // Null count arrays mean "the same count (the *All argument) for all".
 int nbBarrier(MPI_Comm C);

@@ -271,18 +271,24 @@ template <typename H> uint64_t bits(H Handle) { return handleBits(Handle); }
 extern "C" {
 
 int MPI_Comm_dup(MPI_Comm C, MPI_Comm *Out) {
+  if (NonBlocking)
+    nbCommCreation(C);
   uint64_t H[] = {bits(C)};
   return create(ObjKind::Comm, Recipe::CommDup, Out, 0, nullptr, 0, nullptr, 1,
                 H);
 }
 
 int MPI_Comm_split(MPI_Comm C, int Color, int Key, MPI_Comm *Out) {
+  if (NonBlocking)
+    nbCommCreation(C);
   int I[] = {Color, Key};
   uint64_t H[] = {bits(C)};
   return create(ObjKind::Comm, Recipe::CommSplit, Out, 2, I, 0, nullptr, 1, H);
 }
 
 int MPI_Comm_create(MPI_Comm C, MPI_Group G, MPI_Comm *Out) {
+  if (NonBlocking)
+    nbCommCreation(C);
   uint64_t H[] = {bits(C), bits(G)};
   return create(ObjKind::Comm, Recipe::CommCreate, Out, 0, nullptr, 0, nullptr,
                 2, H);

@@ -1126,6 +1126,32 @@ int nbCollective(MPI_Comm C, const CollBlock *In, const CollBlock *Out,
   return R;
 }
 
+// A communicator made across the recovery line (some members of Parent past
+// their checkpoint, others not) could not be made again on restart: the
+// members before the line re-create it while restoring, the others only
+// when they re-execute the call. Such a line is therefore not committed;
+// the members past it say so and the previous version stays.
+void nbCommCreation(MPI_Comm Parent) {
+  MPI_Comm RC = realComm(Parent);
+  int N;
+  PMPI_Comm_size(RC, &N);
+  auto *Eps = static_cast<uint32_t *>(scratch(N * sizeof(uint32_t)));
+  PMPI_Allgather(&L->Epoch, 1, MPI_UINT32_T, Eps, 1, MPI_UINT32_T, RC);
+  uint32_t Min = L->Epoch;
+  for (int I = 0; I < N; ++I)
+    Min = Eps[I] < Min ? Eps[I] : Min;
+  scratchFree(Eps);
+  // Epochs differ by one at most: the members past the line are those in
+  // the larger one.
+  if (Min < L->Epoch && TakeOk) {
+    logMessage("checkpoint %llu will not be committed: a communicator was "
+               "created while some of its members had taken it and others "
+               "not (it could not be re-created on restart)",
+               (unsigned long long)(L->VersionBase + L->Epoch));
+    TakeOk = false;
+  }
+}
+
 //===-- Nondeterministic outcomes -----------------------------------------===//
 
 void logEvent(Event E, const int64_t *Vals, int NVals) {
