@@ -70,7 +70,18 @@ struct Streams {
   // Runs the collective; F() calls MPI's.
   template <typename F> int run(F Native) {
     return nbCollective(
-        C, In, Out, [](void *A) { return (*static_cast<F *>(A))(); }, &Native);
+        C, In, Out,
+        [](void *A, uint32_t, uint32_t *) { return (*static_cast<F *>(A))(); },
+        &Native, false);
+  }
+  // The same, F(Mine, Hdrs) carrying the header words with the data.
+  template <typename F> int runCarrying(F Native) {
+    return nbCollective(
+        C, In, Out,
+        [](void *A, uint32_t Mine, uint32_t *Hdrs) {
+          return (*static_cast<F *>(A))(Mine, Hdrs);
+        },
+        &Native, true);
   }
 };
 
@@ -84,11 +95,36 @@ char *combineInOrder(char *Base, int Size, int N, MPI_Datatype T, MPI_Op Op) {
   return Acc;
 }
 
+// Small contiguous blocks travel with the header word in front (one
+// collective instead of two): each member's slot is 8 bytes of header, then
+// its block. Send: Size slots (Alltoall) or one (Allgather); the received
+// slots' headers go to Hdrs and their blocks to Recv + r * Bytes.
+int carried(MPI_Comm RC, int Size, bool ToEach, uint32_t Mine, uint32_t *Hdrs,
+            const char *Send, int Bytes, char *Recv) {
+  int Slot = 8 + Bytes;
+  int NOut = ToEach ? Size : 1;
+  char *Out = static_cast<char *>(scratch((size_t)(NOut + Size) * Slot));
+  char *In = Out + (size_t)NOut * Slot;
+  for (int D = 0; D < NOut; ++D) {
+    memcpy(Out + D * Slot, &Mine, 4);
+    memset(Out + D * Slot + 4, 0, 4);
+    memcpy(Out + D * Slot + 8, Send + (size_t)D * Bytes, Bytes);
+  }
+  int E = ToEach ? PMPI_Alltoall(Out, Slot, MPI_BYTE, In, Slot, MPI_BYTE, RC)
+                 : PMPI_Allgather(Out, Slot, MPI_BYTE, In, Slot, MPI_BYTE, RC);
+  for (int R = 0; E == MPI_SUCCESS && R < Size; ++R) {
+    memcpy(&Hdrs[R], In + (size_t)R * Slot, 4);
+    memcpy(Recv + (size_t)R * Bytes, In + (size_t)R * Slot + 8, Bytes);
+  }
+  scratchFree(Out);
+  return E;
+}
+
 } // namespace
 
 int nbBarrier(MPI_Comm C) {
   Streams S(C);
-  return nbCollective(C, S.In, S.Out, nullptr, nullptr);
+  return nbCollective(C, S.In, S.Out, nullptr, nullptr, false);
 }
 
 int nbBcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C) {
@@ -177,6 +213,14 @@ int nbAllgatherv(const void *Snd, int SN, MPI_Datatype ST, void *Out,
     S.In[R] = Block(R);
     S.Out[R] = Mine;
   }
+  int Bytes =
+      RN || Snd == MPI_IN_PLACE ? -1 : contiguousBytes(SN, realType(ST));
+  if (Bytes >= 0 && Bytes == contiguousBytes(RNAll, realType(RT)))
+    return S.runCarrying([&](uint32_t Word, uint32_t *Hdrs) {
+      return carried(realComm(C), S.Size, false, Word, Hdrs,
+                     static_cast<const char *>(Snd), Bytes,
+                     static_cast<char *>(Out));
+    });
   return S.run([&] {
     MPI_Comm RC = realComm(C);
     if (RN)
@@ -218,6 +262,17 @@ int nbAlltoallw(const void *Snd, const int *SN, const int *SD, int SNAll,
     MPI_Datatype TS = W ? STs[R] : ST, TR = W ? RTs[R] : RT;
     S.Out[R] = {at(Snd, Off(SD, SNAll, R, TS, W)), Count(SN, SNAll, R), TS};
     S.In[R] = {at(Out, Off(RD, RNAll, R, TR, W)), Count(RN, RNAll, R), TR};
+  }
+  int Bytes = W || SN || RN ? -1 : contiguousBytes(SNAll, realType(ST));
+  if (Bytes >= 0 && Bytes == contiguousBytes(RNAll, realType(RT)) &&
+      (int64_t)Bytes * S.Size <= 64 * 1024) {
+    int Err = S.runCarrying([&](uint32_t Word, uint32_t *Hdrs) {
+      return carried(realComm(C), S.Size, true, Word, Hdrs,
+                     static_cast<const char *>(Snd), Bytes,
+                     static_cast<char *>(Out));
+    });
+    scratchFree(Copy);
+    return Err;
   }
   int Err = S.run([&] {
     MPI_Comm RC = realComm(C);
@@ -276,6 +331,12 @@ static int gatherAll(Streams &S, Temp &All, const void *Mine, int N,
     S.In[R] = {All.Base + R * Blk, N, T};
     S.Out[R] = {const_cast<void *>(Mine), N, T};
   }
+  int Bytes = contiguousBytes(N, realType(T));
+  if (Bytes >= 0)
+    return S.runCarrying([&](uint32_t Word, uint32_t *Hdrs) {
+      return carried(realComm(S.C), S.Size, false, Word, Hdrs,
+                     static_cast<const char *>(Mine), Bytes, All.Base);
+    });
   return S.run([&] {
     return PMPI_Allgather(Mine, N, realType(T), All.Base, N, realType(T),
                           realComm(S.C));

@@ -314,10 +314,16 @@ struct CollBlock {
 };
 // Runs a collective on C under the non-blocking protocol (C3 4.3). In[s]:
 // what this rank receives from rank s of C; Out[d]: what it sends to rank
-// d; In[me] and Out[me]: a local copy. Native(Arg) calls MPI's collective
-// (null: none, a barrier). Protocol.cpp.
+// d; In[me] and Out[me]: a local copy. Native(Arg, Mine, Hdrs) calls MPI's
+// collective (null: none, a barrier); if Carries, it also carries every
+// member's header word (this rank's is Mine) into Hdrs[rank], else the
+// header words travel in an Allgather first. Protocol.cpp.
+typedef int (*NativeColl)(void *Arg, uint32_t Mine, uint32_t *Hdrs);
 int nbCollective(MPI_Comm C, const CollBlock *In, const CollBlock *Out,
-                 int (*Native)(void *), void *Arg);
+                 NativeColl Native, void *Arg, bool Carries);
+// The bytes of Count elements of a real datatype if they are contiguous
+// and at most 4 KiB (small enough to copy), else -1.
+int contiguousBytes(int Count, MPI_Datatype RealType);
 // Before a communicator is made from Parent: a line it crosses is not
 // committed (Protocol.cpp).
 void nbCommCreation(MPI_Comm Parent);

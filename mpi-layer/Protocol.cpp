@@ -1100,14 +1100,17 @@ void emulateColl(size_t I, MPI_Comm C, int N, int Me, const CollBlock *In,
 } // namespace
 
 int nbCollective(MPI_Comm C, const CollBlock *In, const CollBlock *Out,
-                 int (*Native)(void *), void *Arg) {
+                 NativeColl Native, void *Arg, bool Carries) {
   nbProgress();
   MPI_Comm RC = realComm(C);
   int N, Me;
   PMPI_Comm_size(RC, &N);
   PMPI_Comm_rank(RC, &Me);
-  if (N == 1)
-    return Native ? Native(Arg) : MPI_SUCCESS;
+  uint32_t Mine = L->Epoch << 1 | (L->M == Mode::NonDetLog ? 1 : 0);
+  if (N == 1) {
+    uint32_t Hdr;
+    return Native ? Native(Arg, Mine, &Hdr) : MPI_SUCCESS;
+  }
   uint64_t Seq = L->CollSeq++;
   size_t I = findColl(Seq, C);
   if (I < RP.N) {
@@ -1115,15 +1118,19 @@ int nbCollective(MPI_Comm C, const CollBlock *In, const CollBlock *Out,
     return MPI_SUCCESS;
   }
   auto *Hdrs = static_cast<uint32_t *>(scratch(N * sizeof(uint32_t)));
-  uint32_t Mine = L->Epoch << 1 | (L->M == Mode::NonDetLog ? 1 : 0);
   // Before MPI's collective, not alongside it: an Iallgather left pending
   // during a large MPI_Alltoallv made it 20 times slower (Open MPI 4.1).
-  PMPI_Allgather(&Mine, 1, MPI_UINT32_T, Hdrs, 1, MPI_UINT32_T, RC);
-  int R = Native ? Native(Arg) : MPI_SUCCESS;
+  if (!Carries || !Native)
+    PMPI_Allgather(&Mine, 1, MPI_UINT32_T, Hdrs, 1, MPI_UINT32_T, RC);
+  int R = Native ? Native(Arg, Mine, Hdrs) : MPI_SUCCESS;
   if (R == MPI_SUCCESS)
     classifyColl(C, Seq, N, Me, Hdrs, In, Out);
   scratchFree(Hdrs);
   return R;
+}
+
+int contiguousBytes(int Count, MPI_Datatype RealType) {
+  return packedBytes(Count, RealType);
 }
 
 // A communicator made across the recovery line (some members of Parent past
