@@ -189,6 +189,7 @@ void freeReal(Object &O) {
     break;
   case ObjKind::Type:
     PMPI_Type_free(&O.Real.Type);
+    forgetTypeShapes();
     break;
   case ObjKind::Op:
     PMPI_Op_free(&O.Real.Op);

@@ -94,10 +94,11 @@ void configInit() {
     else
       fatal("CCC_UNSAVED=%s: expected error, warn or ignore", V);
   }
+  Cfg.NonBlocking = true;
   if (const char *V = env("CCC_PROTOCOL")) {
-    if (!strcmp(V, "nonblocking"))
-      Cfg.NonBlocking = true;
-    else if (strcmp(V, "blocking"))
+    if (!strcmp(V, "blocking"))
+      Cfg.NonBlocking = false;
+    else if (strcmp(V, "nonblocking"))
       fatal("CCC_PROTOCOL=%s: expected blocking or nonblocking", V);
   }
   Cfg.CompressLevel = envInt("CCC_COMPRESS", 1, 0, 19);

@@ -27,7 +27,7 @@ struct Config {
   size_t StackSize;
   size_t HeapReserve;
   UnsavedPolicy Unsaved;
-  bool NonBlocking;   // CCC_PROTOCOL=nonblocking
+  bool NonBlocking;   // CCC_PROTOCOL=nonblocking (the default)
   bool ProtocolTrace; // CCC_VERBOSE=protocol
   bool Disabled;
 };
