@@ -4,7 +4,8 @@ checkpoint, restarts it, and checks: the restart printed what an
 uninterrupted reference run printed, and the protocol trace
 (CCC_VERBOSE=protocol) of the first run and of the restart show every case
 the scenario forces. In between, a copy of the checkpoints with a damaged
-message log must be refused with a ccc: message, deleting nothing.
+message log (every version's) must be refused with a ccc: message,
+deleting nothing.
 
 usage: scenario_test.py --ref "LAUNCH PLAIN" --first REGEX... --restart REGEX...
                         -- LAUNCH PROGRAM
@@ -62,11 +63,13 @@ def main():
         if not logs:
             print("FAIL: no message log of rank 0 was written")
             return 1
-        with open(logs[-1], "r+b") as f:
-            f.seek(os.path.getsize(logs[-1]) - 1)
-            last = f.read(1)
-            f.seek(-1, os.SEEK_CUR)
-            f.write(bytes([last[0] ^ 0xFF]))
+        # Every version's (an older intact one would rightly be used).
+        for log in logs:
+            with open(log, "r+b") as f:
+                f.seek(os.path.getsize(log) - 1)
+                last = f.read(1)
+                f.seek(-1, os.SEEK_CUR)
+                f.write(bytes([last[0] ^ 0xFF]))
         before = sorted(os.listdir(bad))
         bad_run = subprocess.run(cmd, capture_output=True,
                                  env=dict(env, CCC_DIR=bad), timeout=a.timeout)
