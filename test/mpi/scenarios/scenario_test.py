@@ -15,9 +15,25 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+
+
+def run(cmd, env, timeout, shell=False):
+    """subprocess.run that, on timeout, kills the launcher's whole process
+    group: killing mpirun alone leaves its ranks spinning."""
+    p = subprocess.Popen(cmd, shell=shell, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        err += f"\n(timed out after {timeout} s)\n".encode()
+        return subprocess.CompletedProcess(cmd, -9, out, err)
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 def main():
@@ -37,16 +53,14 @@ def main():
         # The reference takes no checkpoint even at forced sites.
         env = dict(os.environ, CCC_DIR=os.path.join(work, "ref"),
                    CCC_RESTART="never", CCC_DISABLE="1")
-        ref = subprocess.run(a.ref, shell=True, capture_output=True, env=env,
-                             timeout=a.timeout)
+        ref = run(a.ref, env, a.timeout, shell=True)
         if ref.returncode != 0 or not ref.stdout.strip():
             print("FAIL: reference run:", ref.stderr.decode(errors="replace"))
             return 1
         ckpt = os.path.join(work, "ckpt")
         env = dict(os.environ, CCC_DIR=ckpt, CCC_VERBOSE="protocol",
                    CROSSING_LINE_KILL="1")
-        first = subprocess.run(cmd, capture_output=True, env=env,
-                               timeout=a.timeout)
+        first = run(cmd, env, a.timeout)
         err1 = first.stderr.decode(errors="replace")
         if first.returncode == 0:
             print("FAIL: the first run was not killed\n" + err1[-3000:])
@@ -71,8 +85,7 @@ def main():
                 f.seek(-1, os.SEEK_CUR)
                 f.write(bytes([last[0] ^ 0xFF]))
         before = sorted(os.listdir(bad))
-        bad_run = subprocess.run(cmd, capture_output=True,
-                                 env=dict(env, CCC_DIR=bad), timeout=a.timeout)
+        bad_run = run(cmd, dict(env, CCC_DIR=bad), a.timeout)
         bad_err = bad_run.stderr.decode(errors="replace")
         if (bad_run.returncode == 0
                 or not re.search(r"ccc: .*message log .* damaged", bad_err)
@@ -80,8 +93,7 @@ def main():
             print(f"FAIL: damaged log: exit {bad_run.returncode}, files "
                   f"{before} -> {sorted(os.listdir(bad))}\n" + bad_err[-3000:])
             return 1
-        second = subprocess.run(cmd, capture_output=True, env=env,
-                                timeout=a.timeout)
+        second = run(cmd, env, a.timeout)
         err2 = second.stderr.decode(errors="replace")
         if second.returncode != 0 or "ccc: restarting from" not in err2:
             print(f"FAIL: restart exited {second.returncode}\n" + err2[-3000:])
