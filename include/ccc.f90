@@ -6,11 +6,12 @@
 ! and ccc_checkpoint_force_). Build with ckpt-fc, or with
 ! -fpass-plugin=libccc.so and the flags of `pkg-config --libs ccc`.
 module ccc
-  use, intrinsic :: iso_c_binding, only: c_int
+  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_size_t
   implicit none
   private
   public :: ccc_checkpoint, ccc_checkpoint_force, ccc_checkpoint_status, &
-            ccc_checkpoint_force_status, ccc_is_restarted
+            ccc_checkpoint_force_status, ccc_is_restarted, ccc_exclude, &
+            ccc_include
   ! Results of ccc_checkpoint_status and ccc_checkpoint_force_status.
   integer(c_int), parameter, public :: CCC_NONE = 0, CCC_TAKEN = 1, &
                                        CCC_RESTARTED = 2
@@ -38,6 +39,21 @@ module ccc
     function ccc_is_restarted() bind(c, name="ccc_restarted")
       import :: c_int
       integer(c_int) :: ccc_is_restarted
+    end function
+    ! The promise that nbytes at p (c_loc of an allocatable or module
+    ! array) need not be saved: recomputed before read after every site.
+    ! 0, or -1 if not excluded (see ccc.h).
+    function ccc_exclude(p, nbytes) bind(c, name="ccc_exclude")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: p
+      integer(c_size_t), value :: nbytes
+      integer(c_int) :: ccc_exclude
+    end function
+    ! Withdraws the exclusions starting at p.
+    function ccc_include(p) bind(c, name="ccc_include")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: p
+      integer(c_int) :: ccc_include
     end function
   end interface
 end module ccc

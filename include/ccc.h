@@ -35,6 +35,21 @@ int ccc_checkpoint(void);
  *  @return CCC_TAKEN, or CCC_RESTARTED when execution resumes here. */
 int ccc_checkpoint_force(void);
 
+/*! ccc_exclude() :
+ *  The program's promise that the `bytes` bytes at `ptr` (heap memory or a
+ *  global variable) need not be saved: it recomputes them before reading
+ *  them again after any later site. Checkpoints leave them out; after a
+ *  restart they hold unspecified bytes. The promise lasts until
+ *  ccc_include(ptr), or until the heap block holding them is freed.
+ *  @return 0, or -1 (with a ccc: message) for memory that cannot be
+ *  excluded: stack memory (reused when its function returns). */
+int ccc_exclude(const void *ptr, size_t bytes);
+
+/*! ccc_include() :
+ *  Withdraws the exclusions that start at `ptr`.
+ *  @return 0, or -1 if none started there. */
+int ccc_include(const void *ptr);
+
 /*! ccc_restarted() :
  *  @return 1 if this process was restarted from an image, else 0. */
 int ccc_restarted(void);

@@ -9,6 +9,13 @@
 // A global already described by a record is skipped: running twice, or on
 // an LTO-merged module, adds nothing.
 //
+// Liveness, the part that needs no flow analysis: a global of this module
+// only (local linkage) whose address is only ever loaded from (through
+// GEPs and casts), compared, or copied from by memcpy/memmove is never
+// written after initialisation; its record says so and images leave it out
+// (the binary brings it back). Anything else its address reaches (a store
+// of the address, a call, an initializer, a phi) counts as a write.
+//
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
 
@@ -24,6 +31,7 @@
 #define DEBUG_TYPE "ccc-globals"
 STATISTIC(NumGlobalsRegistered, "Number of globals registered");
 STATISTIC(NumTlsRegistered, "Number of thread-locals registered");
+STATISTIC(NumNeverWritten, "Number of globals never written (not saved)");
 
 using namespace llvm;
 
@@ -51,6 +59,48 @@ static const GlobalValue *describedBy(const GlobalVariable &Rec) {
     return nullptr;
   }
   return dyn_cast<GlobalValue>(V);
+}
+
+// Whether every use of the address V (a global, or derived from it) only
+// reads the memory.
+static bool onlyReadThrough(const Value *V, unsigned Depth = 0) {
+  if (Depth > 8)
+    return false;
+  for (const Use &U : V->uses()) {
+    const User *Usr = U.getUser();
+    if (auto *LI = dyn_cast<LoadInst>(Usr)) {
+      if (LI->getPointerOperand() == V)
+        continue;
+      return false;
+    }
+    if (isa<ICmpInst>(Usr))
+      continue;
+    if (auto *MT = dyn_cast<MemTransferInst>(Usr)) {
+      if (U.getOperandNo() == 1 && MT->getRawDest() != V)
+        continue; // the source of a copy
+      return false;
+    }
+    if (isa<GetElementPtrInst, BitCastInst, AddrSpaceCastInst>(Usr)) {
+      if (!onlyReadThrough(Usr, Depth + 1))
+        return false;
+      continue;
+    }
+    if (auto *CE = dyn_cast<ConstantExpr>(Usr)) {
+      if ((CE->getOpcode() == Instruction::GetElementPtr || CE->isCast()) &&
+          CE->getOpcode() != Instruction::PtrToInt &&
+          onlyReadThrough(CE, Depth + 1))
+        continue;
+      return false;
+    }
+    return false; // stores, calls, phis, selects, initializers, ...
+  }
+  return true;
+}
+
+static bool neverWritten(const GlobalVariable &G) {
+  return G.hasLocalLinkage() && G.hasInitializer() && !G.isThreadLocal() &&
+         !G.isExternallyInitialized() && !G.hasSection() &&
+         onlyReadThrough(&G);
 }
 
 PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
@@ -94,6 +144,10 @@ PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
       ++NumTlsRegistered;
     } else {
       ++NumGlobalsRegistered;
+      if (neverWritten(*G)) {
+        Flags = CCC_GLOBAL_NEVER_WRITTEN;
+        ++NumNeverWritten;
+      }
     }
     Constant *NameStr = ConstantDataArray::getString(C, G->getName());
     auto *Name = new GlobalVariable(M, NameStr->getType(), true,

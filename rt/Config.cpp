@@ -102,6 +102,18 @@ void configInit() {
       fatal("CCC_PROTOCOL=%s: expected blocking or nonblocking", V);
   }
   Cfg.CompressLevel = envInt("CCC_COMPRESS", 1, 0, 19);
+  Cfg.Shuffle = -1;
+  if (const char *V = env("CCC_SHUFFLE")) {
+    if (!strcmp(V, "auto") || !strcmp(V, "always") || !strcmp(V, "never"))
+      Cfg.Shuffle = V[0] == 'a' ? (V[1] == 'u' ? -1 : 1) : 0;
+    else
+      fatal("CCC_SHUFFLE=%s: expected auto, always or never", V);
+  }
+  Cfg.FullEvery = envInt("CCC_FULL_EVERY", 8, 1, 1000000);
+  Cfg.ChunkSize = envInt("CCC_CHUNK_SIZE", 65536, 4096, 1 << 20);
+  if (Cfg.ChunkSize & (Cfg.ChunkSize - 1))
+    fatal("CCC_CHUNK_SIZE=%llu: expected a power of two from 4096 to 1048576",
+          (unsigned long long)Cfg.ChunkSize);
   long Cores = sysconf(_SC_NPROCESSORS_ONLN);
   Cfg.Threads =
       envInt("CCC_THREADS", Cores < 1 ? 1 : (Cores > 4 ? 4 : Cores), 0, 64);

@@ -1,7 +1,8 @@
 //===- Hash.h - Checksums for image sections --------------------*- C++ -*-===//
 //
-// A fast 64-bit non-cryptographic hash (four multiply-rotate lanes, 32 bytes
-// per round) used to detect corrupt or truncated images, and a way to chain
+// A fast 64-bit non-cryptographic hash (XXH3) used to detect corrupt or
+// truncated images and to find the chunks that did not change since the
+// previous checkpoint, and a way to chain
 // the hashes of the pieces of a section so writer and reader agree without
 // buffering the whole section.
 //

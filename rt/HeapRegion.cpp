@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HeapRegion.h"
+#include "Exclusions.h"
 #include "LibcHeap.h"
 
 #include <atomic>
@@ -317,6 +318,10 @@ extern "C" void __ccc_free(void *P) {
     return;
   }
   lock();
+  if (Excluded && Excluded->N) {
+    uintptr_t Lo = reinterpret_cast<uintptr_t>(P);
+    forgetExclusionsIn(Lo, Lo + usableLocked(P));
+  }
   freeLocked(P);
   unlock();
 }

@@ -29,8 +29,69 @@ const char *sectionName(uint32_t Type) {
     return "loadmap";
   case SecRuntime:
     return "runtime";
+  case SecParallel:
+    return "mpi";
+  case SecChunks:
+    return "chunks";
   }
   return "unknown";
+}
+
+const char *codecName(uint32_t Codec) {
+  switch (Codec) {
+  case CodecRaw:
+    return "raw";
+  case CodecZstd:
+    return "zstd";
+  case CodecZstdShuffle8:
+    return "zstd+shuffle8";
+  }
+  return "unknown";
+}
+
+void shuffle8(const unsigned char *In, unsigned char *Out, size_t N) {
+  size_t M = N / 8;
+  for (size_t I = 0; I < M; ++I) {
+    uint64_t X;
+    memcpy(&X, In + 8 * I, 8);
+    for (int B = 0; B < 8; ++B)
+      Out[B * M + I] = (unsigned char)(X >> (8 * B));
+  }
+  memcpy(Out + 8 * M, In + 8 * M, N - 8 * M);
+}
+
+void unshuffle8(const unsigned char *In, unsigned char *Out, size_t N) {
+  size_t M = N / 8;
+  for (size_t I = 0; I < M; ++I) {
+    uint64_t X = 0;
+    for (int B = 0; B < 8; ++B)
+      X |= (uint64_t)In[B * M + I] << (8 * B);
+    memcpy(Out + 8 * I, &X, 8);
+  }
+  memcpy(Out + 8 * M, In + 8 * M, N - 8 * M);
+}
+
+bool shuffleHelps(const void *const *Samples, size_t Count, size_t Len,
+                  int Level) {
+  if (!Count || !Len)
+    return false;
+  size_t Cap = ZSTD_compressBound(Len);
+  auto *Shuf = static_cast<unsigned char *>(__libc_malloc(Len));
+  auto *Out = static_cast<unsigned char *>(__libc_malloc(Cap));
+  ZSTD_CCtx *C = ZSTD_createCCtx();
+  size_t Plain = 0, Shuffled = 0;
+  for (size_t I = 0; Shuf && Out && C && I < Count; ++I) {
+    auto *P = static_cast<const unsigned char *>(Samples[I]);
+    size_t A = ZSTD_compressCCtx(C, Out, Cap, P, Len, Level);
+    shuffle8(P, Shuf, Len);
+    size_t B = ZSTD_compressCCtx(C, Out, Cap, Shuf, Len, Level);
+    Plain += ZSTD_isError(A) ? Len : A;
+    Shuffled += ZSTD_isError(B) ? Len : B;
+  }
+  ZSTD_freeCCtx(C);
+  __libc_free(Shuf);
+  __libc_free(Out);
+  return Shuffled && Shuffled * 20 < Plain * 19;
 }
 
 uint64_t headerChecksum(const ImageHeader &H) {
@@ -57,6 +118,7 @@ ImageWriter::~ImageWriter() {
   if (ZC)
     ZSTD_freeCCtx(ZC);
   __libc_free(OutBuf);
+  __libc_free(ShufBuf);
 }
 
 bool ImageWriter::fail(const char *What) {
@@ -105,17 +167,24 @@ bool ImageWriter::writeOut(const void *Data, size_t Len) {
   return true;
 }
 
-bool ImageWriter::beginSection(SectionType Type, bool Compress) {
+bool ImageWriter::beginSection(SectionType Type, bool Compress, bool Shuffle) {
   if (Hdr.SectionCount >= kMaxSections) {
     snprintf(Err, sizeof(Err), "too many sections");
     return false;
   }
   Cur = &Hdr.Sections[Hdr.SectionCount++];
   Cur->Type = Type;
-  Cur->Codec = (Compress && Level > 0) ? CodecZstd : CodecRaw;
+  Cur->Codec = (Compress && Level > 0)
+                   ? (Shuffle ? CodecZstdShuffle8 : CodecZstd)
+                   : CodecRaw;
   Cur->Offset = FileOff;
   HashState = 0x5ec710 + Type;
-  if (Cur->Codec == CodecZstd) {
+  if (Cur->Codec == CodecZstdShuffle8 && !ShufBuf &&
+      !(ShufBuf = static_cast<unsigned char *>(__libc_malloc(kShuffleBlock)))) {
+    errno = ENOMEM;
+    return fail("shuffle buffer");
+  }
+  if (Cur->Codec != CodecRaw) {
     if (!ZC) {
       ZC = ZSTD_createCCtx();
       if (!ZC) {
@@ -169,9 +238,26 @@ bool ImageWriter::put(const void *Data, uint64_t Len, bool Hash) {
   return true;
 }
 
-bool ImageWriter::addRange(uint64_t Addr, const void *Data, uint64_t Len) {
+bool ImageWriter::addRange(uint64_t Addr, const void *Data, uint64_t Len,
+                           const uint64_t *Hash) {
   RangeHeader RH = {Addr, Len};
-  return put(&RH, sizeof(RH), true) && put(Data, Len, true);
+  if (!put(&RH, sizeof(RH), true))
+    return false;
+  // A known hash of a range of one hash block is that block's piece.
+  if (Hash && Len && Len <= kHashBlock)
+    HashState = hashChain(HashState, *Hash);
+  else
+    HashState = hashPieces(HashState, Data, Len);
+  if (Cur->Codec != CodecZstdShuffle8)
+    return put(Data, Len, false);
+  const unsigned char *P = static_cast<const unsigned char *>(Data);
+  for (uint64_t Off = 0; Off < Len; Off += kShuffleBlock) {
+    uint64_t N = Len - Off < kShuffleBlock ? Len - Off : kShuffleBlock;
+    shuffle8(P + Off, ShufBuf, N);
+    if (!put(ShufBuf, N, false))
+      return false;
+  }
+  return true;
 }
 
 bool ImageWriter::addBytes(const void *Data, uint64_t Len) {
@@ -179,7 +265,7 @@ bool ImageWriter::addBytes(const void *Data, uint64_t Len) {
 }
 
 bool ImageWriter::endSection() {
-  if (Cur->Codec == CodecZstd && !flushZstd(true))
+  if (Cur->Codec != CodecRaw && !flushZstd(true))
     return false;
   Cur->StoredSize = FileOff - Cur->Offset;
   Cur->Checksum = HashState;
@@ -212,6 +298,7 @@ ImageReader::~ImageReader() {
   if (ZD)
     ZSTD_freeDCtx(ZD);
   __libc_free(InBuf);
+  __libc_free(ShufBuf);
 }
 
 bool ImageReader::fail(const char *Fmt, ...) {
@@ -255,6 +342,7 @@ bool ImageReader::open(const char *Path) {
   if (memcmp(Hdr.Magic, kImageMagic, 8) != 0)
     return fail("not a ccc image (bad magic)");
   if (Hdr.FormatVersion != kImageFormatVersion)
+    // (Version 1 images have no chunk table; the header layout changed.)
     return fail("image format version %u, this ccc reads version %u",
                 Hdr.FormatVersion, kImageFormatVersion);
   if (Hdr.HeaderSize != sizeof(ImageHeader) ||
@@ -269,7 +357,7 @@ bool ImageReader::open(const char *Path) {
     const SectionEntry &S = Hdr.Sections[I];
     if (S.Offset < sizeof(ImageHeader) || S.Offset > FileSize ||
         S.StoredSize > FileSize - S.Offset ||
-        (S.Codec != CodecRaw && S.Codec != CodecZstd))
+        S.Codec > CodecZstdShuffle8)
       return fail("corrupt section table (section %u)", I);
   }
   return true;
@@ -293,7 +381,10 @@ bool ImageReader::beginStream(const SectionEntry &S) {
     if (!InBuf)
       return fail("out of memory");
   }
-  if (S.Codec == CodecZstd) {
+  if (S.Codec == CodecZstdShuffle8 && !ShufBuf &&
+      !(ShufBuf = static_cast<unsigned char *>(__libc_malloc(kShuffleBlock))))
+    return fail("out of memory");
+  if (S.Codec != CodecRaw) {
     if (!ZD && !(ZD = ZSTD_createDCtx()))
       return fail("out of memory");
     ZSTD_DCtx_reset(ZD, ZSTD_reset_session_only);
@@ -336,7 +427,23 @@ bool ImageReader::stream(const SectionEntry &S, void *Dst, uint64_t Len) {
   return true;
 }
 
-bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx) {
+// Range data: unshuffled block by block (from the range's start, or from a
+// multiple of kShuffleBlock into it) under CodecZstdShuffle8.
+bool ImageReader::streamData(const SectionEntry &S, void *Dst, uint64_t Len) {
+  if (S.Codec != CodecZstdShuffle8)
+    return stream(S, Dst, Len);
+  unsigned char *D = static_cast<unsigned char *>(Dst);
+  for (uint64_t Off = 0; Off < Len; Off += kShuffleBlock) {
+    uint64_t N = Len - Off < kShuffleBlock ? Len - Off : kShuffleBlock;
+    if (!stream(S, ShufBuf, N))
+      return false;
+    unshuffle8(ShufBuf, D + Off, N);
+  }
+  return true;
+}
+
+bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx,
+                             RangeDone Done) {
   if (!beginStream(S))
     return false;
   uint64_t H = 0x5ec710 + S.Type, Raw = 0;
@@ -358,9 +465,18 @@ bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx) {
     }
     void *Dst = Sink ? Sink(RH.Addr, RH.Len, Ctx) : nullptr;
     if (Dst) {
-      if (!(Ok = stream(S, Dst, RH.Len)))
+      if (!(Ok = streamData(S, Dst, RH.Len)))
         break;
-      H = hashPieces(H, Dst, RH.Len);
+      if (RH.Len && RH.Len <= kHashBlock) {
+        uint64_t PH = hashBytes(Dst, RH.Len);
+        H = hashChain(H, PH);
+        if (Done)
+          Done(RH.Addr, RH.Len, Dst, PH, Ctx);
+      } else {
+        H = hashPieces(H, Dst, RH.Len);
+        if (Done)
+          Done(RH.Addr, RH.Len, Dst, hashBytes(Dst, RH.Len), Ctx);
+      }
     } else {
       if (!Scratch &&
           !(Scratch = static_cast<unsigned char *>(__libc_malloc(kHashBlock)))) {
@@ -369,7 +485,7 @@ bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx) {
       }
       for (uint64_t Done = 0; Ok && Done < RH.Len;) {
         uint64_t N = RH.Len - Done < kHashBlock ? RH.Len - Done : kHashBlock;
-        if ((Ok = stream(S, Scratch, N)))
+        if ((Ok = streamData(S, Scratch, N)))
           H = hashChain(H, hashBytes(Scratch, N));
         Done += N;
       }

@@ -12,7 +12,8 @@
 namespace ccc {
 
 constexpr char kImageMagic[8] = {'\x89', 'C', 'C', 'C', 'I', 'M', 'G', '\n'};
-constexpr uint32_t kImageFormatVersion = 1;
+// 2: incremental images (ChainBase, SecChunks).
+constexpr uint32_t kImageFormatVersion = 2;
 constexpr uint32_t kMaxSections = 16;
 // Checksums of memory sections chain the hashes of blocks of this many bytes,
 // so a reader can verify a section in bounded memory.
@@ -26,9 +27,15 @@ enum SectionType : uint32_t {
   SecLoadMap = 5, // text: "start-end path" of every file mapping
   SecRuntime = 6, // struct RuntimeState
   SecParallel = 7, // the MPI layer's restart parameters (Parallel.h)
+  SecChunks = 8,   // ChunkEntry[]: every chunk of memory the image describes
 };
 
-enum Codec : uint32_t { CodecRaw = 0, CodecZstd = 1 };
+// CodecZstdShuffle8: zstd of the raw stream with the data of every memory
+// range byte-transposed in blocks of kShuffleBlock bytes (byte k of every
+// 8-byte element together): the sign/exponent bytes of doubles then lie
+// side by side and compress, where byte-wise they barely do.
+enum Codec : uint32_t { CodecRaw = 0, CodecZstd = 1, CodecZstdShuffle8 = 2 };
+constexpr uint64_t kShuffleBlock = 1 << 16;
 
 struct SectionEntry {
   uint32_t Type;
@@ -51,7 +58,12 @@ struct ImageHeader {
   uint32_t SectionCount;
   uint64_t Epoch;
   uint64_t CreatedNs; // CLOCK_REALTIME
-  uint64_t LoadMapHash;
+  // Incremental images: the oldest version whose image holds a chunk this
+  // one refers to (== Version for a full image), how many incremental
+  // images lie between this one and the last full one, and the chunk size.
+  uint64_t ChainBase;
+  uint32_t ChainLength;
+  uint32_t ChunkSize;
   uint32_t BuildIdLen;
   uint8_t BuildId[64];
   char ProgramName[64];
@@ -60,6 +72,19 @@ struct ImageHeader {
   SectionEntry Sections[kMaxSections];
   uint64_t HeaderChecksum; // hashBytes of everything above
 };
+
+// One piece of a memory section: a range cut at multiples of the chunk size
+// (absolute addresses). Version is the image that stores its bytes: this
+// one, or an older image of the same rank (an unchanged chunk).
+struct ChunkEntry {
+  uint64_t Addr;
+  uint64_t Len;
+  uint64_t Hash; // chunkHash() of the bytes
+  uint64_t Version;
+  uint32_t Section; // SecGlobals, SecHeap or SecStack
+  uint32_t Pad;
+};
+static_assert(sizeof(ChunkEntry) == 40, "layout");
 
 // A memory section's raw bytes are a sequence of {RangeHeader, Len bytes}.
 struct RangeHeader {
@@ -89,6 +114,7 @@ struct RuntimeState {
   uint64_t StackBase, StackSize;
   uint64_t MainArgs; // main's arguments, in the heap region
   uint64_t ParallelState; // the MPI layer's state, in the heap region
+  uint64_t Exclusions;    // ccc_exclude's table, in the heap region
 };
 
 } // namespace ccc

@@ -169,6 +169,7 @@ const GlobalRange *registeredGlobals(size_t *Count) {
       GlobalRange &G = Table[N++];
       G.Size = R.size;
       G.Name = R.name;
+      G.NeverWritten = R.flags & CCC_GLOBAL_NEVER_WRITTEN;
       if (R.flags & CCC_GLOBAL_TLS)
         G.TlsGetter = reinterpret_cast<void *(*)()>(R.addr);
       else
@@ -184,6 +185,8 @@ const GlobalRange *registeredGlobals(size_t *Count) {
         uintptr_t End = Table[I].Addr + Table[I].Size;
         if (End > Table[Out - 1].Addr + Table[Out - 1].Size)
           Table[Out - 1].Size = End - Table[Out - 1].Addr;
+        // Saved if any module's record says it may be written.
+        Table[Out - 1].NeverWritten &= Table[I].NeverWritten;
         continue;
       }
       if (Out && Table[I].TlsGetter &&

@@ -13,7 +13,9 @@
 #include "Runtime.h"
 #include "Config.h"
 #include "HeapRegion.h"
+#include "Exclusions.h"
 #include "Image.h"
+#include "Incremental.h"
 #include "Log.h"
 #include "Parallel.h"
 #include "Process.h"
@@ -61,6 +63,14 @@ struct RuntimeGlobals {
   char LoadMap[1 << 16];
   size_t LoadMapLen = 0;
   SavedContext Ctx{};
+  // Chunks of the last image written (Prev: the one the next image may
+  // refer to; Next: the one being written) and the chain length of Prev.
+  ChunkTable Prev, Next;
+  uint32_t ChainLength = 0;
+  ChunkStats LastStats;
+  // Codec choice of the globals and heap sections, measured at each full
+  // image and kept for the incremental ones after it.
+  bool ShuffleGlobals = false, ShuffleHeap = false;
 };
 RuntimeGlobals RT;
 
@@ -180,8 +190,86 @@ void openStore() {
 
 //===-- Checkpoint --------------------------------------------------------===//
 
+// Up to 16 blocks of kShuffleBlock bytes at evenly spaced offsets of a
+// memory section's ranges (ranges shorter than a block are not sampled),
+// to measure which codec suits it. Fed every range twice: to count, then
+// to pick.
+struct Sampler {
+  static constexpr int Max = 16;
+  uint64_t Total = 0, Seen = 0;
+  bool Picking = false;
+  const void *P[Max];
+  size_t N = 0;
+  void offer(uintptr_t A, uint64_t L) {
+    if (L < kShuffleBlock)
+      return;
+    if (!Picking) {
+      Total += L;
+      return;
+    }
+    uint64_t Step = Total / Max;
+    while (N < Max && N * Step < Seen + L) {
+      uint64_t Off = N * Step > Seen ? N * Step - Seen : 0;
+      if (Off > L - kShuffleBlock)
+        Off = L - kShuffleBlock;
+      P[N++] = reinterpret_cast<const void *>(A + Off);
+    }
+    Seen += L;
+  }
+  bool shuffleHelps() const {
+    if (Cfg.Shuffle >= 0)
+      return Cfg.Shuffle;
+    return ccc::shuffleHelps(P, N, kShuffleBlock, Cfg.CompressLevel);
+  }
+};
+
+void sampleGlobals(Sampler &S) {
+  size_t NG;
+  const GlobalRange *G = registeredGlobals(&NG);
+  for (size_t I = 0; I < NG; ++I)
+    if (!G[I].TlsGetter && !G[I].NeverWritten)
+      S.offer(G[I].Addr, G[I].Size);
+}
+
+bool globalsShuffle() {
+  Sampler S;
+  sampleGlobals(S);
+  S.Picking = true;
+  sampleGlobals(S);
+  return S.shuffleHelps();
+}
+
+bool heapShuffle() {
+  Sampler S;
+  auto Offer = [](uintptr_t A, size_t L, void *C) {
+    static_cast<Sampler *>(C)->offer(A, L);
+  };
+  heapForEachUsedRange(Offer, &S);
+  S.Picking = true;
+  heapForEachUsedRange(Offer, &S);
+  return S.shuffleHelps();
+}
+
+// Writes what ccc_exclude left of a range.
+bool writeIncluded(ChunkedWriter &CW, uint32_t Section, uint64_t A,
+                   uint64_t L) {
+  if (!Excluded || !Excluded->N)
+    return CW.addRange(Section, A, L);
+  struct Part {
+    ChunkedWriter &CW;
+    uint32_t Section;
+  } P = {CW, Section};
+  return forEachIncludedPart(
+      A, L,
+      [](uint64_t A, uint64_t L, void *C) {
+        auto *P = static_cast<Part *>(C);
+        return P->CW.addRange(P->Section, A, L);
+      },
+      &P);
+}
+
 struct HeapWriteCtx {
-  ImageWriter *W;
+  ChunkedWriter *CW;
   bool Ok;
 };
 
@@ -203,6 +291,7 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   RT.State.HeapReserve = heapReserve();
   RT.State.StackBase = RT.StackLow;
   RT.State.StackSize = RT.StackHigh - RT.StackLow;
+  RT.State.Exclusions = reinterpret_cast<uint64_t>(Excluded);
 
   if (!W.beginSection(SecContext, false) ||
       !W.addBytes(&RT.Ctx, sizeof(RT.Ctx)) || !W.endSection())
@@ -222,27 +311,36 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   }
 
   bool Z = Cfg.CompressLevel > 0;
+  bool Full = RT.Prev.size() == 0 || RT.ChainLength + 1 >= (uint32_t)Cfg.FullEvery;
+  ChunkedWriter CW(W, Full ? nullptr : &RT.Prev, Version, Cfg.ChunkSize,
+                   RT.Next);
+  if (Full && Z) {
+    RT.ShuffleGlobals = globalsShuffle();
+    RT.ShuffleHeap = heapShuffle();
+  }
   size_t NG;
   const GlobalRange *G = registeredGlobals(&NG);
-  if (!W.beginSection(SecGlobals, Z))
+  if (!W.beginSection(SecGlobals, Z, RT.ShuffleGlobals))
     return false;
   for (size_t I = 0; I < NG; ++I) {
+    if (G[I].NeverWritten)
+      continue;
     uintptr_t A = G[I].TlsGetter ? reinterpret_cast<uintptr_t>(G[I].TlsGetter())
                                  : G[I].Addr;
-    if (!W.addRange(A, reinterpret_cast<void *>(A), G[I].Size))
+    if (!writeIncluded(CW, SecGlobals, A, G[I].Size))
       return false;
   }
   if (!W.endSection())
     return false;
 
-  HeapWriteCtx HC = {&W, true};
-  if (!W.beginSection(SecHeap, Z))
+  HeapWriteCtx HC = {&CW, true};
+  if (!W.beginSection(SecHeap, Z, RT.ShuffleHeap))
     return false;
   heapForEachUsedRange(
       [](uintptr_t A, size_t L, void *C) {
         auto *HC = static_cast<HeapWriteCtx *>(C);
         if (HC->Ok)
-          HC->Ok = HC->W->addRange(A, reinterpret_cast<void *>(A), L);
+          HC->Ok = writeIncluded(*HC->CW, SecHeap, A, L);
       },
       &HC);
   if (!HC.Ok || !W.endSection())
@@ -250,10 +348,19 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
 
   uintptr_t Low = RT.Ctx.StackLow;
   if (!W.beginSection(SecStack, Z) ||
-      !W.addRange(Low, reinterpret_cast<void *>(Low), RT.StackHigh - Low) ||
-      !W.endSection())
+      !CW.addRange(SecStack, Low, RT.StackHigh - Low) || !W.endSection())
     return false;
+  if (!CW.finish(RT.ChainLength + 1))
+    return false;
+  RT.LastStats = CW.stats();
   return W.finish();
+}
+
+// The image just written is durable: the next one refers to its chunks.
+void chainOnto(uint32_t ChainLength) {
+  RT.Prev.swap(RT.Next);
+  RT.Next.clear();
+  RT.ChainLength = ChainLength;
 }
 
 // Writes version V, commits it and prunes old ones. On any failure the
@@ -265,10 +372,12 @@ __attribute__((noinline)) bool writeAndCommit() {
   imagePath(Final, Cfg.Dir, Cfg.Name, V, RT.Rank);
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
   uint64_t Bytes = 0;
+  uint32_t ChainLength = 0;
   {
     ImageWriter W;
     bool Ok = W.open(Tmp, Cfg.CompressLevel, Cfg.Threads) && writeImage(W, V);
     Bytes = W.bytesWritten();
+    ChainLength = W.header().ChainLength;
     if (!Ok) {
       logMessage("checkpoint %llu not taken: %s: %s; the previous committed "
                  "checkpoint is kept",
@@ -283,11 +392,18 @@ __attribute__((noinline)) bool writeAndCommit() {
     unlink(Tmp);
     return false;
   }
+  const ChunkStats &CS = RT.LastStats;
   if (Parallel) {
     // Durable here; the layer commits the version once every rank's is.
-    CCC_DEBUG("checkpoint %llu written: %s, %llu bytes, %.3f s",
+    // The next image may refer to this one even if the version is never
+    // committed: pruning keeps every image a kept version refers to.
+    chainOnto(ChainLength);
+    CCC_DEBUG("checkpoint %llu written: %s, %llu bytes, %.3f s; %llu bytes "
+              "of memory stored, %llu unchanged",
               (unsigned long long)V, Final, (unsigned long long)Bytes,
-              (nowNs(CLOCK_MONOTONIC) - T0) / 1e9);
+              (nowNs(CLOCK_MONOTONIC) - T0) / 1e9,
+              (unsigned long long)CS.StoredBytes,
+              (unsigned long long)CS.ReferencedBytes);
     return true;
   }
   char Err[kPathMax + 128];
@@ -298,10 +414,14 @@ __attribute__((noinline)) bool writeAndCommit() {
     unlink(Final);
     return false;
   }
+  chainOnto(ChainLength);
   pruneVersions(Cfg.Dir, Cfg.Name, Cfg.Keep);
-  CCC_INFO("checkpoint %llu committed: %s, %llu bytes, %.3f s",
+  CCC_INFO("checkpoint %llu committed: %s, %llu bytes, %.3f s; %llu bytes of "
+           "memory stored, %llu unchanged",
            (unsigned long long)V, Final, (unsigned long long)Bytes,
-           (nowNs(CLOCK_MONOTONIC) - T0) / 1e9);
+           (nowNs(CLOCK_MONOTONIC) - T0) / 1e9,
+           (unsigned long long)CS.StoredBytes,
+           (unsigned long long)CS.ReferencedBytes);
   return true;
 }
 
@@ -350,6 +470,44 @@ struct RestoreCtx {
   bool Bad;
 };
 
+// Faults in the pages a range is about to be written to, in one call: a
+// restore writes into fresh memory, and one fault per page cost 3x the
+// whole restore on this project's VMs (bench/ckptcost). Linux >= 5.14;
+// older kernels refuse and the pages fault in as before.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+void *prefaulted(uint64_t A, uint64_t L) {
+  const uint64_t Page = 4096;
+  uint64_t Lo = A & ~(Page - 1), Hi = (A + L + Page - 1) & ~(Page - 1);
+  if (L)
+    madvise(reinterpret_cast<void *>(Lo), Hi - Lo, MADV_POPULATE_WRITE);
+  return reinterpret_cast<void *>(A);
+}
+
+// Faults in the heap chunks an image lists, ahead of the decompression
+// that fills them, on a second thread (decompression is single-threaded).
+void *prefaultHeapChunks(void *P) {
+  const ChunkTable &T = *static_cast<const ChunkTable *>(P);
+  uint64_t Lo = 0, Hi = 0;
+  for (size_t I = 0; I <= T.size(); ++I) {
+    bool More = I < T.size();
+    uint64_t A = More ? T[I].Addr : 0, L = More ? T[I].Len : 0;
+    bool InHeap = More && T[I].Section == SecHeap && A >= heapBase() &&
+                  L <= heapReserve() && A - heapBase() <= heapReserve() - L;
+    if (InHeap && A == Hi && Hi - Lo < (4u << 20)) {
+      Hi = A + L; // coalesce runs of up to 4 MiB into one call
+      continue;
+    }
+    if (Hi > Lo)
+      prefaulted(Lo, Hi - Lo);
+    Lo = Hi = InHeap ? A : 0;
+    if (InHeap)
+      Hi = A + L;
+  }
+  return nullptr;
+}
+
 void *globalSink(uint64_t A, uint64_t L, void *C) {
   size_t NG;
   const GlobalRange *G = registeredGlobals(&NG);
@@ -357,8 +515,9 @@ void *globalSink(uint64_t A, uint64_t L, void *C) {
     uintptr_t Addr = G[I].TlsGetter
                          ? reinterpret_cast<uintptr_t>(G[I].TlsGetter())
                          : G[I].Addr;
-    if (Addr == A && G[I].Size == L)
-      return reinterpret_cast<void *>(A);
+    // A piece of one global (images cut ranges into chunks).
+    if (A >= Addr && L <= G[I].Size && A - Addr <= G[I].Size - L)
+      return prefaulted(A, L);
   }
   auto *R = static_cast<RestoreCtx *>(C);
   if (!R->Bad)
@@ -373,7 +532,7 @@ void *globalSink(uint64_t A, uint64_t L, void *C) {
 void *heapSink(uint64_t A, uint64_t L, void *C) {
   if (A >= heapBase() && L <= heapReserve() &&
       A - heapBase() <= heapReserve() - L)
-    return reinterpret_cast<void *>(A);
+    return prefaulted(A, L);
   auto *R = static_cast<RestoreCtx *>(C);
   if (!R->Bad)
     snprintf(R->Why, R->WhyCap, "heap range 0x%llx+%llu outside the region",
@@ -383,14 +542,29 @@ void *heapSink(uint64_t A, uint64_t L, void *C) {
 }
 
 void *stackSink(uint64_t A, uint64_t L, void *C) {
-  if (A >= RT.StackLow && A + L == RT.StackHigh)
-    return reinterpret_cast<void *>(A);
+  if (A >= RT.StackLow && L <= RT.StackHigh - A)
+    return prefaulted(A, L);
   auto *R = static_cast<RestoreCtx *>(C);
   if (!R->Bad)
     snprintf(R->Why, R->WhyCap,
-             "the saved stack (%llu bytes) does not fit the program stack "
+             "the saved stack (from 0x%llx) does not fit the program stack "
              "(%zu bytes; set CCC_STACK_SIZE as in the first run)",
-             (unsigned long long)L, (size_t)(RT.StackHigh - RT.StackLow));
+             (unsigned long long)A, (size_t)(RT.StackHigh - RT.StackLow));
+  R->Bad = true;
+  return nullptr;
+}
+
+void *chunkSink(uint32_t Section, uint64_t A, uint64_t L, void *C) {
+  switch (Section) {
+  case SecGlobals:
+    return globalSink(A, L, C);
+  case SecHeap:
+    return heapSink(A, L, C);
+  case SecStack:
+    return stackSink(A, L, C);
+  }
+  auto *R = static_cast<RestoreCtx *>(C);
+  snprintf(R->Why, R->WhyCap, "a chunk of unknown section %u", Section);
   R->Bad = true;
   return nullptr;
 }
@@ -443,8 +617,9 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
   }
   const SectionEntry *SCtx = R.find(SecContext), *SRt = R.find(SecRuntime),
                      *SMap = R.find(SecLoadMap), *SG = R.find(SecGlobals),
-                     *SH = R.find(SecHeap), *SS = R.find(SecStack);
-  if (!SCtx || !SRt || !SMap || !SG || !SH || !SS) {
+                     *SH = R.find(SecHeap), *SS = R.find(SecStack),
+                     *SC = R.find(SecChunks);
+  if (!SCtx || !SRt || !SMap || !SG || !SH || !SS || !SC) {
     snprintf(Why, WhyCap, "a section is missing");
     return false;
   }
@@ -460,6 +635,11 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
   }
   if (!loadMapsCompatible(SavedMap, RT.LoadMap, Why, WhyCap))
     return false;
+  ChunkTable Chunks;
+  if (!Chunks.load(R, *SC)) {
+    snprintf(Why, WhyCap, "%s", R.error());
+    return false;
+  }
   // (Checked against what the region will be: it may not be mapped yet.)
   if (State.HeapBase != kHeapBase || State.HeapReserve > Cfg.HeapReserve) {
     snprintf(Why, WhyCap,
@@ -470,6 +650,10 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
              (size_t)Cfg.HeapReserve);
     return false;
   }
+  // The older images an incremental image refers to must be there.
+  if (!readReferencedChunks(Cfg.Dir, Cfg.Name, H, Chunks, nullptr, nullptr,
+                            Why, WhyCap))
+    return false;
   if (!Apply) {
     const SectionEntry *SP = R.find(SecParallel);
     if (Blob && SP) {
@@ -482,16 +666,28 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
     return true;
   }
   RestoreCtx RC = {Why, WhyCap, false};
-  if (!R.readRanges(*SG, globalSink, &RC) || RC.Bad ||
-      !R.readRanges(*SH, heapSink, &RC) || RC.Bad ||
-      !R.readRanges(*SS, stackSink, &RC) || RC.Bad) {
+  pthread_t Prefault;
+  bool Prefaulting =
+      pthread_create(&Prefault, nullptr, prefaultHeapChunks, &Chunks) == 0;
+  bool Ok = R.readRanges(*SG, globalSink, &RC) && !RC.Bad &&
+            R.readRanges(*SH, heapSink, &RC) && !RC.Bad &&
+            R.readRanges(*SS, stackSink, &RC) && !RC.Bad;
+  if (Prefaulting)
+    pthread_join(Prefault, nullptr);
+  if (!Ok) {
     if (!RC.Bad)
       snprintf(Why, WhyCap, "%s", R.error());
     return false;
   }
+  if (!readReferencedChunks(Cfg.Dir, Cfg.Name, H, Chunks, chunkSink, &RC, Why,
+                            WhyCap))
+    return false;
+  RT.Prev.swap(Chunks);
+  RT.ChainLength = H.ChainLength;
   RT.Ctx = Ctx;
   RT.State = State;
   RT.State.Restarts++;
+  Excluded = reinterpret_cast<ExclusionTable *>(State.Exclusions);
   return true;
 }
 

@@ -1,5 +1,6 @@
 //===- Store.cpp - Images and commit records in CCC_DIR -------------------===//
 #include "Store.h"
+#include "Image.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -167,14 +168,30 @@ void pruneVersions(const char *Dir, const char *Name, int Keep) {
   if (N == 0)
     return;
   uint64_t Oldest = Committed[N < Keep ? N - 1 : Keep - 1];
+  // Images of older versions that a kept incremental image refers to stay
+  // (each image's header names the oldest it needs). An unreadable header
+  // keeps everything: nothing a restart might need is deleted.
+  uint64_t OldestImage = Oldest;
   char P[kPathMax];
+  forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
+    bool Kept = false;
+    for (int I = 0; I < N && I < Keep; ++I)
+      Kept |= Committed[I] == Ver;
+    if (Kind != 'i' || !Kept)
+      return;
+    snprintf(P, sizeof(P), "%s/%s", Dir, File);
+    ImageReader R;
+    uint64_t Base = R.open(P) ? R.header().ChainBase : 0;
+    if (Base < OldestImage)
+      OldestImage = Base;
+  });
   for (int I = Keep; I < N; ++I) {
     commitPath(P, Dir, Name, Committed[I]);
     unlink(P);
   }
   syncDir(Dir);
   forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
-    if ((Kind == 'i' || Kind == 'l') && Ver < Oldest) {
+    if ((Kind == 'i' && Ver < OldestImage) || (Kind == 'l' && Ver < Oldest)) {
       snprintf(P, sizeof(P), "%s/%s", Dir, File);
       unlink(P);
     }

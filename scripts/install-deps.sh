@@ -1,9 +1,9 @@
 #!/bin/sh
 # Installs the Debian 12 packages ccc needs to build and test, if missing.
 set -eu
-PKGS="clang-19 llvm-19-dev llvm-19-tools lld-19 flang-19 libzstd-dev zstd cmake
+PKGS="clang-19 llvm-19-dev llvm-19-tools lld-19 flang-19 libzstd-dev zstd libxxhash-dev cmake
   ninja-build make pkg-config python3 procps libopenmpi-dev openmpi-bin
-  libmpich-dev mpich"
+  libmpich-dev mpich gdb hyperfine valgrind"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

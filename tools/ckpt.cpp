@@ -2,13 +2,16 @@
 //
 //   ckpt ls [DIR]        images and commit records in DIR (default ./ccc-ckpt)
 //   ckpt info IMAGE      header and sections with raw and stored sizes
-//   ckpt verify IMAGE    reads every section and checks every checksum
+//   ckpt verify IMAGE    reads every section and checks every checksum, and
+//                        the chunks it refers to in older images
+//   ckpt diff A B        which chunks of memory changed between two images
 //   ckpt config          the environment variables ccc reads, with defaults
 //
 // Exit status: 0 success, 1 an image failed verification, 2 usage error.
 //
 //===----------------------------------------------------------------------===//
 #include "Image.h"
+#include "Incremental.h"
 #include "Store.h"
 
 #include <cerrno>
@@ -23,8 +26,8 @@
 using namespace ccc;
 
 static int usage() {
-  fprintf(stderr, "usage: ckpt ls [DIR] | ckpt info IMAGE | ckpt verify "
-                  "IMAGE | ckpt config\n");
+  fprintf(stderr, "usage: ckpt ls [DIR] | ckpt info [--json] IMAGE | ckpt "
+                  "verify IMAGE | ckpt diff [--json] A B | ckpt config\n");
   return 2;
 }
 
@@ -39,7 +42,59 @@ static void humanSize(char *Buf, size_t Cap, unsigned long long B) {
   snprintf(Buf, Cap, I ? "%.1f %s" : "%.0f %s", V, U[I]);
 }
 
-static int cmdInfo(const char *Path) {
+// Which memory the image stores and which it takes from older images.
+static void printChain(const ImageHeader &H, const ChunkTable &T) {
+  unsigned long long Here = 0, Elsewhere = 0, NHere = 0, NElse = 0;
+  for (size_t I = 0; I < T.size(); ++I) {
+    if (T[I].Version == H.Version)
+      Here += T[I].Len, ++NHere;
+    else
+      Elsewhere += T[I].Len, ++NElse;
+  }
+  char A[32], B[32];
+  humanSize(A, sizeof(A), Here);
+  humanSize(B, sizeof(B), Elsewhere);
+  if (H.ChainBase == H.Version)
+    printf("image kind: full (chunks of %u bytes: %llu stored, %s)\n",
+           H.ChunkSize, NHere, A);
+  else
+    printf("image kind: incremental, %u since the last full image; chunks "
+           "of %u bytes: %llu stored here (%s), %llu unchanged (%s) taken "
+           "from versions %llu..%llu\n",
+           H.ChainLength, H.ChunkSize, NHere, A, NElse, B,
+           (unsigned long long)H.ChainBase,
+           (unsigned long long)H.Version - 1);
+}
+
+// The same facts as cmdInfo, for scripts.
+static void printJson(const char *Path, const ImageHeader &H, const char *Id,
+                      const ChunkTable &T) {
+  unsigned long long Here = 0, Elsewhere = 0;
+  for (size_t I = 0; I < T.size(); ++I)
+    (T[I].Version == H.Version ? Here : Elsewhere) += T[I].Len;
+  printf("{\"image\": \"%s\", \"format\": %u, \"abi\": %u, "
+         "\"program\": \"%.64s\", \"build_id\": \"%s\", \"version\": %llu, "
+         "\"rank\": %u, \"ranks\": %u, \"protocol\": %u, \"epoch\": %llu, "
+         "\"created_ns\": %llu, \"file_size\": %llu, \"chain_base\": %llu, "
+         "\"chain_length\": %u, \"chunk_size\": %u, "
+         "\"chunk_bytes_stored\": %llu, \"chunk_bytes_referenced\": %llu, "
+         "\"sections\": [",
+         Path, H.FormatVersion, H.AbiVersion, H.ProgramName, Id,
+         (unsigned long long)H.Version, H.Rank, H.NRanks, H.Protocol,
+         (unsigned long long)H.Epoch, (unsigned long long)H.CreatedNs,
+         (unsigned long long)H.FileSize, (unsigned long long)H.ChainBase,
+         H.ChainLength, H.ChunkSize, Here, Elsewhere);
+  for (uint32_t I = 0; I < H.SectionCount; ++I) {
+    const SectionEntry &S = H.Sections[I];
+    printf("%s{\"name\": \"%s\", \"codec\": \"%s\", \"raw\": %llu, "
+           "\"stored\": %llu}",
+           I ? ", " : "", sectionName(S.Type), codecName(S.Codec),
+           (unsigned long long)S.RawSize, (unsigned long long)S.StoredSize);
+  }
+  printf("]}\n");
+}
+
+static int cmdInfo(const char *Path, bool Json) {
   ImageReader R;
   if (!R.open(Path)) {
     fprintf(stderr, "ccc: %s: %s\n", Path, R.error());
@@ -49,6 +104,16 @@ static int cmdInfo(const char *Path) {
   char Id[130] = {0};
   for (uint32_t I = 0; I < H.BuildIdLen && I < 64; ++I)
     snprintf(Id + 2 * I, 3, "%02x", H.BuildId[I]);
+  ChunkTable Chunks;
+  const SectionEntry *SC = R.find(SecChunks);
+  if (!SC || !Chunks.load(R, *SC)) {
+    fprintf(stderr, "ccc: %s: %s\n", Path, SC ? R.error() : "no chunk table");
+    return 1;
+  }
+  if (Json) {
+    printJson(Path, H, Id, Chunks);
+    return 0;
+  }
   time_t T = H.CreatedNs / 1000000000ull;
   char When[64];
   strftime(When, sizeof(When), "%Y-%m-%d %H:%M:%S UTC", gmtime(&T));
@@ -62,13 +127,14 @@ static int cmdInfo(const char *Path) {
          (unsigned long long)H.Epoch);
   printf("created:    %s\n", When);
   printf("file size:  %llu bytes\n", (unsigned long long)H.FileSize);
-  printf("%-8s %-5s %14s %14s %7s  %s\n", "section", "codec", "raw bytes",
+  printChain(H, Chunks);
+  printf("%-8s %-13s %14s %14s %7s  %s\n", "section", "codec", "raw bytes",
          "stored bytes", "ratio", "checksum");
   unsigned long long Raw = 0, Stored = 0;
   for (uint32_t I = 0; I < H.SectionCount; ++I) {
     const SectionEntry &S = H.Sections[I];
-    printf("%-8s %-5s %14llu %14llu %7.2f  %016llx\n", sectionName(S.Type),
-           S.Codec == CodecZstd ? "zstd" : "raw", (unsigned long long)S.RawSize,
+    printf("%-8s %-13s %14llu %14llu %7.2f  %016llx\n", sectionName(S.Type),
+           codecName(S.Codec), (unsigned long long)S.RawSize,
            (unsigned long long)S.StoredSize,
            S.StoredSize ? (double)S.RawSize / S.StoredSize : 0.0,
            (unsigned long long)S.Checksum);
@@ -78,8 +144,95 @@ static int cmdInfo(const char *Path) {
   char A[32], B[32];
   humanSize(A, sizeof(A), Raw);
   humanSize(B, sizeof(B), Stored);
-  printf("total    %5s %14llu %14llu %7.2f  (%s -> %s)\n", "", Raw, Stored,
+  printf("total    %13s %14llu %14llu %7.2f  (%s -> %s)\n", "", Raw, Stored,
          Stored ? (double)Raw / Stored : 0.0, A, B);
+  return 0;
+}
+
+// Referenced chunks are read into scratch memory: only their hashes count.
+static void *scratchSink(uint32_t, uint64_t, uint64_t Len, void *Ctx) {
+  auto *Buf = static_cast<std::string *>(Ctx);
+  if (Buf->size() < Len)
+    Buf->resize(Len);
+  return Buf->data();
+}
+
+// Opens an image and reads its chunk table; reports and returns false if
+// it cannot.
+static bool openWithChunks(const char *Path, ImageReader &R, ChunkTable &T) {
+  const SectionEntry *SC = nullptr;
+  if (R.open(Path) && (SC = R.find(SecChunks)) && T.load(R, *SC))
+    return true;
+  fprintf(stderr, "ccc: %s: %s\n", Path,
+          R.error()[0] ? R.error() : "no chunk table");
+  return false;
+}
+
+// Per memory section: chunks (>= 4 KiB pieces) alike, changed, only in B
+// (added) and only in A (removed), matched by section and address.
+static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
+  ImageReader RA, RB;
+  ChunkTable A, B;
+  if (!openWithChunks(PathA, RA, A) || !openWithChunks(PathB, RB, B))
+    return 1;
+  static const uint32_t Secs[] = {SecGlobals, SecHeap, SecStack};
+  enum { Same, Changed, Added, Removed, Kinds };
+  static const char *KindName[] = {"unchanged", "changed", "added", "removed"};
+  unsigned long long N[4][Kinds] = {}, Bytes[4][Kinds] = {};
+  auto Count = [&](int S, int K, uint64_t Len) {
+    N[S][K]++, Bytes[S][K] += Len, N[3][K]++, Bytes[3][K] += Len;
+  };
+  for (int S = 0; S < 3; ++S) {
+    for (size_t I = 0; I < B.size(); ++I) {
+      if (B[I].Section != Secs[S])
+        continue;
+      const ChunkEntry *X = A.find(Secs[S], B[I].Addr);
+      if (!X)
+        Count(S, Added, B[I].Len);
+      else if (X->Len == B[I].Len && X->Hash == B[I].Hash)
+        Count(S, Same, B[I].Len);
+      else
+        Count(S, Changed, B[I].Len);
+    }
+    for (size_t I = 0; I < A.size(); ++I)
+      if (A[I].Section == Secs[S] && !B.find(Secs[S], A[I].Addr))
+        Count(S, Removed, A[I].Len);
+  }
+  const char *Names[] = {"globals", "heap", "stack", "total"};
+  if (Json) {
+    printf("{\"a\": {\"path\": \"%s\", \"version\": %llu}, \"b\": "
+           "{\"path\": \"%s\", \"version\": %llu}",
+           PathA, (unsigned long long)RA.header().Version, PathB,
+           (unsigned long long)RB.header().Version);
+    for (int S = 0; S < 4; ++S) {
+      printf(", \"%s\": {", Names[S]);
+      for (int K = 0; K < Kinds; ++K)
+        printf("%s\"%s\": {\"chunks\": %llu, \"bytes\": %llu}",
+               K ? ", " : "", KindName[K], N[S][K], Bytes[S][K]);
+      printf("}");
+    }
+    printf("}\n");
+    return 0;
+  }
+  printf("a: %s (version %llu)\nb: %s (version %llu)\n", PathA,
+         (unsigned long long)RA.header().Version, PathB,
+         (unsigned long long)RB.header().Version);
+  printf("%-8s", "chunks");
+  for (int K = 0; K < Kinds; ++K)
+    printf(" %22s", KindName[K]);
+  printf("\n");
+  for (int S = 0; S < 4; ++S) {
+    printf("%-8s", Names[S]);
+    for (int K = 0; K < Kinds; ++K) {
+      char H[32], Cell[64];
+      humanSize(H, sizeof(H), Bytes[S][K]);
+      snprintf(Cell, sizeof(Cell), "%llu (%s)", N[S][K], H);
+      printf(" %22s", Cell);
+    }
+    printf("\n");
+  }
+  printf("(chunks of at least 4 KiB, matched by address; smaller pieces are "
+         "always stored and not compared)\n");
   return 0;
 }
 
@@ -89,8 +242,43 @@ static int cmdVerify(const char *Path) {
     fprintf(stderr, "ccc: %s: %s\n", Path, R.error());
     return 1;
   }
-  printf("%s: ok (%u sections, all checksums match)\n", Path,
-         R.header().SectionCount);
+  const ImageHeader &H = R.header();
+  ChunkTable T;
+  const SectionEntry *SC = R.find(SecChunks);
+  if (!SC || !T.load(R, *SC)) {
+    fprintf(stderr, "ccc: %s: %s\n", Path, SC ? R.error() : "no chunk table");
+    return 1;
+  }
+  if (H.ChainBase != H.Version) {
+    // The older images are found by name next to this one.
+    std::string P(Path), Dir = ".", File = P;
+    size_t Slash = P.rfind('/');
+    if (Slash != std::string::npos)
+      Dir = P.substr(0, Slash ? Slash : 1), File = P.substr(Slash + 1);
+    char Name[256], Kind, Why[1024];
+    uint64_t V;
+    uint32_t Rank;
+    if (!parseStoreName(File.c_str(), Name, sizeof(Name), &V, &Rank, &Kind) ||
+        Kind != 'i') {
+      fprintf(stderr,
+              "ccc: %s: an incremental image must keep its name "
+              "(NAME.vSEQ.rRANK.ccc) to find the older images it refers to\n",
+              Path);
+      return 1;
+    }
+    std::string Scratch;
+    if (!readReferencedChunks(Dir.c_str(), Name, H, T, scratchSink, &Scratch,
+                              Why, sizeof(Why))) {
+      fprintf(stderr, "ccc: %s: %s\n", Path, Why);
+      return 1;
+    }
+    printf("%s: ok (%u sections, all checksums match; the chunks it takes "
+           "from versions %llu..%llu match)\n",
+           Path, H.SectionCount, (unsigned long long)H.ChainBase,
+           (unsigned long long)H.Version - 1);
+    return 0;
+  }
+  printf("%s: ok (%u sections, all checksums match)\n", Path, H.SectionCount);
   return 0;
 }
 
@@ -162,7 +350,13 @@ int main(int Argc, char **Argv) {
   if (!strcmp(Cmd, "ls"))
     return Argc <= 3 ? cmdLs(Argc == 3 ? Argv[2] : "./ccc-ckpt") : usage();
   if (!strcmp(Cmd, "info") && Argc == 3)
-    return cmdInfo(Argv[2]);
+    return cmdInfo(Argv[2], false);
+  if (!strcmp(Cmd, "info") && Argc == 4 && !strcmp(Argv[2], "--json"))
+    return cmdInfo(Argv[3], true);
+  if (!strcmp(Cmd, "diff") && Argc == 4)
+    return cmdDiff(Argv[2], Argv[3], false);
+  if (!strcmp(Cmd, "diff") && Argc == 5 && !strcmp(Argv[2], "--json"))
+    return cmdDiff(Argv[3], Argv[4], true);
   if (!strcmp(Cmd, "verify") && Argc == 3)
     return cmdVerify(Argv[2]);
   if (!strcmp(Cmd, "config") && Argc == 2)

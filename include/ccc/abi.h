@@ -35,6 +35,9 @@ struct ccc_global_record {
 
 #define CCC_GLOBALS_SECTION "ccc_globals"
 #define CCC_GLOBAL_TLS 0x1u
+/* Never written after initialisation (the pass proved it): it comes back
+ * from the binary, so no image holds it. */
+#define CCC_GLOBAL_NEVER_WRITTEN 0x2u
 
 /* Names the pass emits calls to / defines (all in the runtime). */
 #define CCC_PENDING_FLAG "__ccc_pending"     /* volatile int: checkpoint due */

@@ -52,7 +52,8 @@ for sig, extra in ((signal.SIGUSR1, {}), (signal.SIGUSR2, {"CCC_SIGNAL": "USR2"}
           f"{sig.name}: exactly one checkpoint at the next site ({len(commits(d))})")
 
 d = os.path.join(work, "interval")
-r = subprocess.run([PROG] + ARGS, env=env(d, CCC_INTERVAL="0.1", CCC_KEEP="3"),
+r = subprocess.run([PROG] + ARGS, env=env(d, CCC_INTERVAL="0.1", CCC_KEEP="3",
+                                      CCC_FULL_EVERY="1"),
                    capture_output=True, text=True, timeout=120)
 n = r.stderr.count("committed")
 check(r.returncode == 0 and n >= 3, f"CCC_INTERVAL=0.1: periodic checkpoints ({n})")

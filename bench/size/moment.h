@@ -1,0 +1,60 @@
+// moment.h - the measurement moment of the size kernels (bench/size/run.py).
+//
+// Every kernel calls bench_site() at the top of its time step, where a real
+// code would call ccc_checkpoint(). At step BENCH_AT (the environment; -1 or
+// unset: never) it forces a checkpoint (the first, full image), writes
+// "PID ORACLE_BYTES" to $BENCH_SIZE_DIR/ready.RANK and waits for
+// $BENCH_SIZE_DIR/go.RANK, so that run.py can take the system-level images
+// of this process at this moment (run.py takes them of the build without
+// ccc, -DBENCH_PLAIN, stopped at the same step). The BENCH_INCR steps after
+// it each force a checkpoint: the steady-state incremental images.
+//
+// ORACLE_BYTES is what the program's author would save by hand to continue
+// from here: the data read after this point without being recomputed first.
+#ifndef BENCH_SIZE_MOMENT_H
+#define BENCH_SIZE_MOMENT_H
+
+#ifdef BENCH_PLAIN
+// The baseline build (no ccc): the system-level images are taken of it.
+static inline int ccc_checkpoint(void) { return 0; }
+static inline int ccc_checkpoint_force(void) { return 0; }
+#else
+#include "ccc.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void bench_site(long Step, int Rank, double OracleBytes) {
+  static long At = -2, Incr;
+  static const char *Dir;
+  if (At == -2) {
+    const char *A = getenv("BENCH_AT"), *I = getenv("BENCH_INCR");
+    At = A ? atol(A) : -1;
+    Incr = I ? atol(I) : 0;
+    Dir = getenv("BENCH_SIZE_DIR");
+  }
+  if (At < 0 || Step < At || Step > At + Incr) {
+    ccc_checkpoint();
+    return;
+  }
+  ccc_checkpoint_force();
+  if (Step != At || !Dir)
+    return;
+  char P[4096], T[4096];
+  snprintf(T, sizeof(T), "%s/ready.%d.tmp", Dir, Rank);
+  snprintf(P, sizeof(P), "%s/ready.%d", Dir, Rank);
+  FILE *F = fopen(T, "w");
+  if (!F) {
+    perror(T);
+    exit(2);
+  }
+  fprintf(F, "%d %.0f\n", (int)getpid(), OracleBytes);
+  fclose(F);
+  rename(T, P);
+  snprintf(P, sizeof(P), "%s/go.%d", Dir, Rank);
+  while (access(P, F_OK) != 0)
+    usleep(10000);
+}
+#endif

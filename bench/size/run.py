@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""Checkpoint size: ccc's images against system-level images of the same
+program at the same moment (bench/size).
+
+For every kernel (cg, stencil, zero_freed: MPI, Open MPI, 2 ranks) it
+builds the kernel twice, with ckpt-cc and plain (mpicc, -DBENCH_PLAIN: what
+a system-level checkpointer would checkpoint), runs each, and takes of
+rank 0 at the measurement moment (moment.h: step 3):
+
+  ccc first    the first ccc image (full), bytes in the file
+  ccc incr     the mean size of the next 3 images (one per step; incremental)
+  ccc raw      memory bytes that first image holds before compression
+  oracle       the kernel's live bytes: what its author would save by hand
+  core         `gcore` of the process: raw, and after `zstd -1 -T0`
+  dirty        what CRIU/DMTCP save: the present pages of the process's
+               private writable and shared-memory mappings (from
+               /proc/PID/smaps and /proc/PID/pagemap, read through
+               /proc/PID/mem): raw, and after `zstd -1 -T0`
+
+and prints a table, the geometric means of the ratios the targets name, and
+writes size.svg, size.json and size.txt into the output directory.
+
+usage: bench/size/run.py [full|smoke] [--out DIR] [--prefix PREFIX]
+                         [--kernels K,K] [--env CCC_VAR=VALUE]...
+  full   120 MB of state per rank (default)    smoke  8 MB per rank
+Needs root (gcore and /proc/PID/mem of another process) and gdb.
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.join(TOP, "bench", "size")
+# Kernel: whether it holds read-only data (the incremental target's set).
+KERNELS = {"cg": True, "stencil": True, "zero_freed": False}
+AT, INCR = 3, 3
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def zstd_size(path):
+    r = subprocess.run("zstd -1 -T0 -q -c %s | wc -c" % path, shell=True,
+                       capture_output=True, text=True, check=True)
+    return int(r.stdout)
+
+
+def dirty_dump(pid, out):
+    """Writes the present pages of the private writable and shared-memory
+    mappings of pid to out; returns the bytes written."""
+    maps = []
+    with open("/proc/%d/smaps" % pid) as f:
+        cur = None
+        for line in f:
+            m = re.match(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$",
+                         line)
+            if m:
+                cur = {"lo": int(m.group(1), 16), "hi": int(m.group(2), 16),
+                       "perm": m.group(3), "path": m.group(4)}
+                maps.append(cur)
+            elif cur is not None and ":" in line:
+                k, v = line.split(":", 1)
+                if v.strip().endswith("kB"):
+                    cur[k] = int(v.split()[0]) * 1024
+    total = 0
+    with open("/proc/%d/pagemap" % pid, "rb") as pm, \
+            open("/proc/%d/mem" % pid, "rb") as mem, open(out, "wb") as o:
+        for m in maps:
+            private_w = m["perm"][1] == "w" and m["perm"][3] == "p"
+            shm = m["perm"][3] == "s" and (m["path"].startswith("/dev/shm") or
+                                           "(deleted)" in m["path"] or
+                                           m["path"] == "")
+            if not (private_w or shm) or m.get("Rss", 0) == 0:
+                continue
+            if m["path"] in ("[vvar]", "[vsyscall]"):
+                continue
+            pages = (m["hi"] - m["lo"]) // PAGE
+            first = m["lo"] // PAGE
+            step = 1 << 16
+            for base in range(0, pages, step):
+                n = min(step, pages - base)
+                pm.seek((first + base) * 8)
+                ent = struct.unpack("<%dQ" % n, pm.read(8 * n))
+                i = 0
+                while i < n:
+                    if not ent[i] >> 63 & 1:
+                        i += 1
+                        continue
+                    j = i
+                    while j < n and ent[j] >> 63 & 1:
+                        j += 1
+                    addr = (first + base + i) * PAGE
+                    try:
+                        mem.seek(addr)
+                        data = mem.read((j - i) * PAGE)
+                    except OSError:
+                        data = b""
+                    o.write(data)
+                    total += len(data)
+                    i = j
+    return total
+
+
+def ckpt_raw(ckpt, img):
+    out = subprocess.run([ckpt, "info", img], capture_output=True, text=True,
+                         check=True).stdout
+    raw = 0
+    for sec in ("globals", "heap", "stack"):
+        m = re.search(r"^%s\s+\S+\s+(\d+)" % sec, out, re.M)
+        raw += int(m.group(1)) if m else 0
+    return raw
+
+
+CCC_ENV = {}  # --env: CCC_* settings of the ccc runs
+
+
+def launch(name, exe, mb, d, moment):
+    """Starts the kernel under mpirun -np 2 in d; with moment, the ranks
+    stop at step AT until run.py touches go.RANK."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CCC_")}
+    env.update(CCC_DIR=os.path.join(d, "ckpt"), CCC_NAME=name,
+               BENCH_AT=str(AT), BENCH_INCR=str(INCR),
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_orte_tmpdir_base=d,
+               # Open MPI's shared memory in a directory of our own (the
+               # kill/restart harness deletes new segments in /dev/shm).
+               OMPI_MCA_btl_vader_backing_directory=d)
+    if moment:
+        env["BENCH_SIZE_DIR"] = d
+    else:
+        env.update(CCC_ENV)
+    return subprocess.Popen(["mpirun", "-np", "2", exe, str(mb),
+                             str(AT + INCR + 2)],
+                            env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def finish(name, job):
+    try:
+        out, err = job.communicate(timeout=900)
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait()
+    if job.returncode != 0 or not out.strip():
+        raise RuntimeError("%s failed: %s" % (name, err[-2000:]))
+    return out.strip()
+
+
+def system_images(name, exe, mb, d):
+    """gcore and the dirty pages of rank 0 of the plain build at step AT."""
+    os.makedirs(d)
+    job = launch(name, exe, mb, d, True)
+    try:
+        ready = [os.path.join(d, "ready.%d" % r) for r in (0, 1)]
+        t0 = time.time()
+        while not all(os.path.exists(p) for p in ready):
+            if job.poll() is not None or time.time() - t0 > 900:
+                raise RuntimeError("%s did not reach the moment" % name)
+            time.sleep(0.05)
+        pid, oracle = open(ready[0]).read().split()
+        pid = int(pid)
+        core = os.path.join(d, "core")
+        subprocess.run(["gcore", "-o", core, str(pid)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        core += ".%d" % pid
+        dump = os.path.join(d, "dirty")
+        dirty = dirty_dump(pid, dump)
+        res = {"oracle": float(oracle), "core_raw": os.path.getsize(core),
+               "core_zstd": zstd_size(core), "dirty_raw": dirty,
+               "dirty_zstd": zstd_size(dump)}
+        os.unlink(core)
+        os.unlink(dump)
+        for r in (0, 1):
+            open(os.path.join(d, "go.%d" % r), "w").close()
+    except BaseException:
+        os.killpg(job.pid, signal.SIGKILL)
+        raise
+    res["plain_output"] = finish(name, job)
+    return res
+
+
+def ccc_images(name, exe, mb, d, ckpt):
+    """Rank 0's images of the ccc build: the first (full, at step AT) and
+    the mean of the next INCR (one per step)."""
+    os.makedirs(d)
+    out = finish(name, launch(name, exe, mb, d, False))
+    img = lambda v: os.path.join(d, "ckpt", "%s.v%06d.r0.ccc" % (name, v))
+    return {"ccc_first": os.path.getsize(img(1)),
+            "ccc_raw": ckpt_raw(ckpt, img(1)),
+            "ccc_incr": sum(os.path.getsize(img(v))
+                            for v in range(2, 2 + INCR)) / INCR,
+            "output": out}
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def mib(b):
+    return b / 1048576
+
+
+def table(results):
+    cols = ["oracle", "ccc_raw", "ccc_first", "ccc_incr", "core_raw",
+            "core_zstd", "dirty_raw", "dirty_zstd"]
+    lines = ["rank 0, MiB        " + "".join("%11s" % c for c in cols) +
+             "  first/sys  incr/first  first/oracle"]
+    for r in results:
+        sysz = min(r["core_zstd"], r["dirty_zstd"])
+        lines.append("%-18s" % r["kernel"] +
+                     "".join("%11.1f" % mib(r[c]) for c in cols) +
+                     "  %9.3f  %10.3f  %12.3f" % (
+                         r["ccc_first"] / sysz, r["ccc_incr"] / r["ccc_first"],
+                         r["ccc_first"] / r["oracle"]))
+    g1 = geomean([r["ccc_first"] / min(r["core_zstd"], r["dirty_zstd"])
+                  for r in results])
+    g2 = geomean([r["ccc_incr"] / r["ccc_first"] for r in results
+                  if KERNELS.get(r["kernel"])])
+    g3 = max(r["ccc_first"] / r["oracle"] for r in results)
+    lines.append("")
+    lines.append("first image / smaller zstd system-level image, geomean: "
+                 "%.3f (target <= 0.5)" % g1)
+    lines.append("steady-state incremental / first image, geomean: %.3f "
+                 "(target <= 0.2; kernels with read-only data: %s)" %
+                 (g2, ", ".join(k for k, ro in KERNELS.items() if ro)))
+    lines.append("first image / live-bytes oracle, worst: %.3f (target <= "
+                 "1.05 + a few KB)" % g3)
+    return "\n".join(lines)
+
+
+def svg(results, path):
+    series = [("oracle", "live bytes (oracle)", "#4c72b0"),
+              ("ccc_first", "ccc first image", "#55a868"),
+              ("ccc_incr", "ccc incremental", "#8fd19e"),
+              ("core_zstd", "gcore + zstd -1", "#c44e52"),
+              ("dirty_zstd", "dirty pages + zstd -1", "#dd8452")]
+    W, H, L, B = 760, 360, 60, 50
+    top = max(max(r[k] for k, _, _ in series) for r in results) / 1048576
+    top = max(1, 10 ** math.ceil(math.log10(top)))
+    lo = 0.1
+    def y(v):
+        v = max(v, lo)
+        return B + (H - 2 * B) * (1 - math.log10(v / lo) / math.log10(top / lo))
+    gw = (W - L - 20) / len(results)
+    bw = gw * 0.8 / len(series)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="12">' % (W, H + 40),
+           '<text x="%d" y="20" font-size="14">Checkpoint size per rank, '
+           'MiB (log scale)</text>' % L]
+    v = lo
+    while v <= top * 1.0001:
+        out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>'
+                   '<text x="%d" y="%.1f" text-anchor="end">%g</text>' %
+                   (L, W - 20, y(v), y(v), L - 4, y(v) + 4, v))
+        v *= 10
+    for i, r in enumerate(results):
+        x0 = L + i * gw + gw * 0.1
+        for j, (k, _, c) in enumerate(series):
+            yy = y(mib(r[k]))
+            out.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" '
+                       'fill="%s"/>' % (x0 + j * bw, yy, bw - 1,
+                                        H - B - yy, c))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' %
+                   (L + i * gw + gw / 2, H - B + 16, r["kernel"]))
+    for j, (_, label, c) in enumerate(series):
+        out.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>'
+                   '<text x="%d" y="%d">%s</text>' %
+                   (L + j * 140, H + 10, c, L + j * 140 + 16, H + 21, label))
+    out.append("</svg>")
+    open(path, "w").write("\n".join(out) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", nargs="?", default="full",
+                    choices=["full", "smoke"])
+    ap.add_argument("--out", default="bench-size-results")
+    ap.add_argument("--prefix", default=os.path.join(TOP, "build", "install"))
+    ap.add_argument("--kernels", default=",".join(KERNELS))
+    ap.add_argument("--env", action="append", default=[],
+                    help="VAR=VALUE for the ccc runs (e.g. CCC_SHUFFLE=never)")
+    a = ap.parse_args()
+    CCC_ENV.update(e.split("=", 1) for e in a.env)
+    mb = 120 if a.mode == "full" else 8
+    cc = os.path.join(a.prefix, "bin", "ckpt-cc")
+    ckpt = os.path.join(a.prefix, "bin", "ckpt")
+    if not os.access(cc, os.X_OK):
+        sys.exit("%s: %s not found (run scripts/build.sh)" % (sys.argv[0], cc))
+    for tool in ("gcore", "zstd", "mpirun"):
+        if not shutil.which(tool):
+            sys.exit("%s: %s not found (scripts/install-deps.sh installs it)"
+                     % (sys.argv[0], tool))
+    work = tempfile.mkdtemp(prefix="ccc-size-")
+    results = []
+    try:
+        for k in a.kernels.split(","):
+            src = os.path.join(HERE, k + ".c")
+            plain, cccb = (os.path.join(work, k + s) for s in (".plain", ".ccc"))
+            subprocess.run(["mpicc.openmpi", "-O2", "-DBENCH_PLAIN", "-I", HERE,
+                            "-o", plain, src, "-lm"], check=True)
+            subprocess.run([cc, "--mpi=openmpi", "-O2", "-I", HERE, "-o", cccb,
+                            src, "-lm"], check=True)
+            r = {"kernel": k}
+            r.update(system_images(k, plain, mb, os.path.join(work, k + "-sys")))
+            r.update(ccc_images(k, cccb, mb, os.path.join(work, k + "-ccc"),
+                                ckpt))
+            if r["output"] != r["plain_output"]:
+                raise RuntimeError("%s: ccc build printed %r, plain %r" %
+                                   (k, r["output"], r["plain_output"]))
+            print("%-12s %s" % (k, r["output"]), flush=True)
+            results.append(r)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(a.out, exist_ok=True)
+    t = table(results)
+    print()
+    print("bench/size, %s mode (%d MB of state per rank), %s%s" %
+          (a.mode, mb, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "".join(", " + e for e in a.env)))
+    print(t)
+    open(os.path.join(a.out, "size.txt"), "w").write(t + "\n")
+    json.dump(results, open(os.path.join(a.out, "size.json"), "w"), indent=1)
+    svg(results, os.path.join(a.out, "size.svg"))
+    print("\nwritten: %s/size.{txt,json,svg}" % a.out)
+
+
+if __name__ == "__main__":
+    main()

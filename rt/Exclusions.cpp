@@ -1,0 +1,120 @@
+//===- Exclusions.cpp - Memory the program promised need not be saved -----===//
+#include "Exclusions.h"
+#include "HeapRegion.h"
+#include "Log.h"
+#include "Process.h"
+
+#include "ccc.h"
+
+#include <cstring>
+
+namespace ccc {
+ExclusionTable *Excluded = nullptr;
+
+void forgetExclusionsIn(uintptr_t Lo, uintptr_t Hi) {
+  ExclusionTable *T = Excluded;
+  for (uint64_t I = 0; I < T->N;) {
+    const ExcludedRange &X = T->R[I];
+    if (X.Addr < Hi && X.Addr + X.Len > Lo)
+      T->R[I] = T->R[--T->N];
+    else
+      ++I;
+  }
+}
+
+bool forEachIncludedPart(uint64_t A, uint64_t L,
+                         bool (*Fn)(uint64_t, uint64_t, void *), void *Ctx) {
+  uint64_t End = A + L, Cur = A;
+  ExclusionTable *T = Excluded;
+  while (Cur < End) {
+    // The excluded range overlapping [Cur, End) that starts first.
+    const ExcludedRange *First = nullptr;
+    for (uint64_t I = 0; T && I < T->N; ++I) {
+      const ExcludedRange &X = T->R[I];
+      if (X.Addr < End && X.Addr + X.Len > Cur &&
+          (!First || X.Addr < First->Addr))
+        First = &X;
+    }
+    if (!First)
+      return Fn(Cur, End - Cur, Ctx);
+    if (First->Addr > Cur && !Fn(Cur, First->Addr - Cur, Ctx))
+      return false;
+    Cur = First->Addr + First->Len;
+  }
+  return true;
+}
+
+uint64_t excludedBytes() {
+  uint64_t B = 0;
+  for (uint64_t I = 0; Excluded && I < Excluded->N; ++I)
+    B += Excluded->R[I].Len;
+  return B;
+}
+
+// Whether [A, A+L) lies in the heap region or in one registered global.
+static bool excludable(uintptr_t A, size_t L) {
+  if (heapIsMapped() && A >= heapBase() && L <= heapReserve() &&
+      A - heapBase() <= heapReserve() - L)
+    return true;
+  size_t NG;
+  const GlobalRange *G = registeredGlobals(&NG);
+  for (size_t I = 0; I < NG; ++I)
+    if (!G[I].TlsGetter && A >= G[I].Addr && L <= G[I].Size &&
+        A - G[I].Addr <= G[I].Size - L)
+      return true;
+  return false;
+}
+} // namespace ccc
+
+using namespace ccc;
+
+extern "C" int ccc_exclude(const void *P, size_t N) {
+  uintptr_t A = reinterpret_cast<uintptr_t>(P);
+  // N == 0, or ccc is not active (no pass, CCC_DISABLE): nothing is saved.
+  if (N == 0 || !heapIsMapped())
+    return 0;
+  if (!excludable(A, N)) {
+    logMessage("ccc_exclude(%p, %zu): not excluded: only heap memory and "
+               "global variables can be (stack memory is reused when its "
+               "function returns; library memory is never saved anyway)",
+               P, N);
+    return -1;
+  }
+  ExclusionTable *T = Excluded;
+  if (!T || T->N == T->Cap) {
+    uint64_t Cap = T ? 2 * T->Cap : 16;
+    auto *New = static_cast<ExclusionTable *>(__ccc_malloc(
+        sizeof(ExclusionTable) + (Cap - 1) * sizeof(ExcludedRange)));
+    if (!New) {
+      logMessage("ccc_exclude(%p, %zu): out of memory", P, N);
+      return -1;
+    }
+    New->N = T ? T->N : 0;
+    New->Cap = Cap;
+    if (T)
+      memcpy(New->R, T->R, T->N * sizeof(ExcludedRange));
+    Excluded = New;
+    __ccc_free(T);
+    T = New;
+  }
+  T->R[T->N++] = {A, N};
+  return 0;
+}
+
+extern "C" int ccc_include(const void *P) {
+  uintptr_t A = reinterpret_cast<uintptr_t>(P);
+  int Found = -1;
+  for (uint64_t I = 0; Excluded && I < Excluded->N;) {
+    if (Excluded->R[I].Addr == A) {
+      Excluded->R[I] = Excluded->R[--Excluded->N];
+      Found = 0;
+    } else {
+      ++I;
+    }
+  }
+  return Found;
+}
+
+// No Fortran implicit-interface names (ccc_exclude_): a default-integer
+// byte count passed by reference would be read as 8 bytes. Fortran uses
+// the bind(c) interfaces of module ccc (include/ccc.f90).

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""The heap section's codec is chosen by measurement and recorded.
+
+usage: codec_choice_test.py DOUBLES_PROGRAM RANDOM_PROGRAM CKPT
+
+DOUBLES_PROGRAM (large_state: 160 MiB of sin() doubles) must get
+zstd+shuffle8, and its image must be at least 1.3x smaller than with
+CCC_SHUFFLE=never; RANDOM_PROGRAM (mostly_unchanged_state: xorshift words,
+which shuffling does not help) must keep plain zstd. Both images verify.
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+doubles, random_words, ckpt = sys.argv[1:4]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def first_image(prog, args, d, **env):
+    e = dict(os.environ, CCC_DIR=d, CCC_INTERVAL="0.05", **env)
+    r = subprocess.run([prog, *args], env=e, capture_output=True, text=True,
+                       timeout=300)
+    images = sorted(glob.glob(os.path.join(d, "*.ccc")))
+    check(r.returncode == 0 and images, "%s ran and left an image" % prog)
+    return images[0] if images else None
+
+
+def heap_codec(img):
+    out = subprocess.run([ckpt, "info", img], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"^heap\s+(\S+)", out, re.M)
+    return m.group(1) if m else None
+
+
+top = tempfile.mkdtemp(prefix="ccc-codec-")
+try:
+    auto = first_image(doubles, ["40"], os.path.join(top, "auto"))
+    never = first_image(doubles, ["40"], os.path.join(top, "never"),
+                        CCC_SHUFFLE="never")
+    if auto and never:
+        check(heap_codec(auto) == "zstd+shuffle8",
+              "doubles: heap stored as zstd+shuffle8 (%s)" % heap_codec(auto))
+        check(heap_codec(never) == "zstd", "CCC_SHUFFLE=never: plain zstd")
+        a, n = os.path.getsize(auto), os.path.getsize(never)
+        check(a * 1.3 < n, "shuffled image %d bytes, 1.3x smaller than %d"
+              % (a, n))
+        v = subprocess.run([ckpt, "verify", auto], capture_output=True)
+        check(v.returncode == 0, "shuffled image verifies")
+    rnd = first_image(random_words, ["300"], os.path.join(top, "random"))
+    if rnd:
+        check(heap_codec(rnd) == "zstd",
+              "random words: heap stays plain zstd (%s)" % heap_codec(rnd))
+finally:
+    shutil.rmtree(top, ignore_errors=True)
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
