@@ -12,7 +12,12 @@
 #ifndef CCC_PASS_CCCPASSES_H
 #define CCC_PASS_CCCPASSES_H
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/PassManager.h"
+
+namespace llvm {
+class GlobalVariable;
+}
 
 namespace ccc {
 struct EntryRenamePass : llvm::PassInfoMixin<EntryRenamePass> {
@@ -31,5 +36,11 @@ struct CheckpointSitesPass : llvm::PassInfoMixin<CheckpointSitesPass> {
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
   static bool isRequired() { return true; }
 };
+
+// Local globals whose value at any checkpoint is never read afterwards
+// (GlobalLiveness.cpp); the globals table marks them CCC_GLOBAL_DEAD_AT_SITES.
+void findGlobalsDeadAtSites(
+    llvm::Module &M, llvm::ModuleAnalysisManager &MAM,
+    llvm::SmallPtrSetImpl<const llvm::GlobalVariable *> &Dead);
 } // namespace ccc
 #endif

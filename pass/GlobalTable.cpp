@@ -15,6 +15,8 @@
 // written after initialisation; its record says so and images leave it out
 // (the binary brings it back). Anything else its address reaches (a store
 // of the address, a call, an initializer, a phi) counts as a write.
+// Globals that are written but whose value no site needs are found by the
+// flow analysis in GlobalLiveness.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
@@ -32,6 +34,7 @@
 STATISTIC(NumGlobalsRegistered, "Number of globals registered");
 STATISTIC(NumTlsRegistered, "Number of thread-locals registered");
 STATISTIC(NumNeverWritten, "Number of globals never written (not saved)");
+STATISTIC(NumDeadAtSites, "Number of globals dead at every site (not saved)");
 
 using namespace llvm;
 
@@ -104,7 +107,7 @@ static bool neverWritten(const GlobalVariable &G) {
 }
 
 PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
-                                            ModuleAnalysisManager &) {
+                                            ModuleAnalysisManager &MAM) {
   SmallPtrSet<const GlobalValue *, 32> Done;
   for (GlobalVariable &G : M.globals())
     if (G.getSection() == CCC_GLOBALS_SECTION)
@@ -123,6 +126,8 @@ PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
   }
   if (Todo.empty())
     return PreservedAnalyses::all();
+  SmallPtrSet<const GlobalVariable *, 8> Dead;
+  findGlobalsDeadAtSites(M, MAM, Dead);
 
   LLVMContext &C = M.getContext();
   PointerType *Ptr = PointerType::getUnqual(C);
@@ -147,6 +152,9 @@ PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
       if (neverWritten(*G)) {
         Flags = CCC_GLOBAL_NEVER_WRITTEN;
         ++NumNeverWritten;
+      } else if (Dead.count(G)) {
+        Flags = CCC_GLOBAL_DEAD_AT_SITES;
+        ++NumDeadAtSites;
       }
     }
     Constant *NameStr = ConstantDataArray::getString(C, G->getName());

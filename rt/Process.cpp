@@ -169,7 +169,10 @@ const GlobalRange *registeredGlobals(size_t *Count) {
       GlobalRange &G = Table[N++];
       G.Size = R.size;
       G.Name = R.name;
-      G.NeverWritten = R.flags & CCC_GLOBAL_NEVER_WRITTEN;
+      // Not saved: comes back from the binary, or its value is never read
+      // after a site.
+      G.NeverWritten =
+          R.flags & (CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES);
       if (R.flags & CCC_GLOBAL_TLS)
         G.TlsGetter = reinterpret_cast<void *(*)()>(R.addr);
       else

@@ -28,7 +28,7 @@ struct GlobalRange {
   uint64_t Size;
   const char *Name;
   void *(*TlsGetter)(); // non-null for thread-locals (Addr unused)
-  bool NeverWritten;    // the pass proved it: images leave it out
+  bool NeverWritten;    // or dead at every site: images leave it out
 };
 // The registered globals, sorted by address, duplicates merged. Built once.
 const GlobalRange *registeredGlobals(size_t *Count);

@@ -38,6 +38,10 @@ struct ccc_global_record {
 /* Never written after initialisation (the pass proved it): it comes back
  * from the binary, so no image holds it. */
 #define CCC_GLOBAL_NEVER_WRITTEN 0x2u
+/* Written, but overwritten before any read after every site (the pass's
+ * liveness analysis proved it): no image holds it, and a restart leaves its
+ * initial value there. */
+#define CCC_GLOBAL_DEAD_AT_SITES 0x4u
 
 /* Names the pass emits calls to / defines (all in the runtime). */
 #define CCC_PENDING_FLAG "__ccc_pending"     /* volatile int: checkpoint due */
