@@ -25,6 +25,7 @@ be weakened to make a case pass:
 Exit status 0 only if every trial passed.
 """
 import argparse
+import atexit
 import glob
 import os
 import random
@@ -45,17 +46,27 @@ def writing(d):
     return glob.glob(os.path.join(d, "*.ccc.tmp"))
 
 
-def cleanup_mpi_leftovers(before):
-    # A SIGKILLed Open MPI job leaves its session directory and shared-memory
-    # segments behind; remove what appeared during this run.
-    for pat in ("/dev/shm/vader_segment.*", "/tmp/ompi.*"):
-        for p in set(glob.glob(pat)) - before:
+def private_mpi_dirs():
+    # Open MPI's session directory and shared-memory segments go to
+    # directories of this harness run, emptied after every trial (a SIGKILLed
+    # job leaves them behind). Cleaning /tmp/ompi.* and /dev/shm by pattern
+    # instead deleted those of MPI jobs run at the same time by ctest -j2:
+    # PMIx OUT-OF-RESOURCE in their MPI_Init. The path stays short: PMIx
+    # puts its sockets there.
+    tmp = tempfile.mkdtemp(prefix="ccckr-")
+    try:
+        shm = tempfile.mkdtemp(prefix="ccckr-", dir="/dev/shm")
+    except OSError:
+        shm = tempfile.mkdtemp(prefix="ccckr-shm-")
+    return tmp, shm
+
+
+def empty_dirs(dirs):
+    for d in dirs:
+        for e in os.listdir(d):
+            p = os.path.join(d, e)
             shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) else \
-                (os.path.exists(p) and os.unlink(p))
-
-
-def snapshot_leftovers():
-    return set(glob.glob("/dev/shm/vader_segment.*")) | set(glob.glob("/tmp/ompi.*"))
+                os.unlink(p)
 
 
 def descendants(root):
@@ -160,9 +171,14 @@ def main():
     print(f"[{a.name}] seed {seed} (rerun with --seed {seed})", flush=True)
 
     work = tempfile.mkdtemp(prefix=f"ccc-kr-{a.name}-")
+    mpi_dirs = private_mpi_dirs()
+    for d in mpi_dirs:
+        atexit.register(shutil.rmtree, d, True)
+    mpi_env = {"OMPI_MCA_orte_tmpdir_base": mpi_dirs[0],
+               "OMPI_MCA_btl_vader_backing_directory": mpi_dirs[1]}
     # The reference never checkpoints and never restarts.
     ref_env = dict(os.environ, CCC_DIR=os.path.join(work, "ref"),
-                   CCC_RESTART="never", CCC_INTERVAL="0")
+                   CCC_RESTART="never", CCC_INTERVAL="0", **mpi_env)
     t0 = time.monotonic()
     ref = subprocess.run(a.ref, shell=True, capture_output=True,
                          timeout=a.timeout, env=ref_env)
@@ -177,7 +193,7 @@ def main():
 
     def trial_env(ckpt_dir):
         env = dict(os.environ, CCC_DIR=ckpt_dir, CCC_INTERVAL=a.interval,
-                   CCC_VERBOSE="1")
+                   CCC_VERBOSE="1", **mpi_env)
         for kv in a.env:
             k, _, v = kv.partition("=")
             env[k] = v
@@ -213,7 +229,6 @@ def main():
             kills = 0
             run_no = 0
             problem = None
-            leftovers = snapshot_leftovers()
             while True:
                 had_commit = bool(committed(env["CCC_DIR"]))
                 r = Run(cmd, env, os.path.join(d, f"run{run_no}"))
@@ -286,7 +301,7 @@ def main():
                                f"--- reference\n{ref.stdout.decode(errors='replace')[:2000]}\n"
                                f"--- got\n{r.stdout().decode(errors='replace')[:2000]}")
                 break
-            cleanup_mpi_leftovers(leftovers)
+            empty_dirs(mpi_dirs)
             if problem or kills > 0 or attempt == 3:
                 break
             shutil.rmtree(d, ignore_errors=True)
