@@ -1,0 +1,112 @@
+//===- Overwrites.h - Where an object is overwritten whole ------*- C++ -*-===//
+//
+// The flow analysis behind the liveness of globals (GlobalLiveness.cpp) and
+// of heap objects (HeapLiveness.cpp): the accesses of an object whose
+// address goes nowhere else, and whether every path from a point reaches a
+// store of the whole object before any read of it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_PASS_OVERWRITES_H
+#define CCC_PASS_OVERWRITES_H
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace llvm {
+class BasicBlock;
+class CallBase;
+class DataLayout;
+class DominatorTree;
+class Function;
+class ICmpInst;
+class Instruction;
+class Loop;
+class LoopInfo;
+class SCEV;
+class ScalarEvolution;
+class StoreInst;
+class Value;
+} // namespace llvm
+
+namespace ccc {
+
+struct ObjectAccesses {
+  llvm::SmallPtrSet<const llvm::Instruction *, 16> Reads;
+  llvm::SmallVector<llvm::Instruction *, 16> Writes; // whole or in part
+  llvm::SmallVector<llvm::CallBase *, 2> Frees;
+  llvm::SetVector<llvm::Function *> Functions;
+};
+
+// Follows the address Base through GEPs and casts. False when it reaches
+// anything but loads, stores (as the address), memset/memcpy/memmove,
+// lifetime markers, compares, and calls of FreeName (if given) with Base
+// itself: then others may read or write the object unseen.
+bool collectAccesses(const llvm::Value *Base, ObjectAccesses &A,
+                     llvm::StringRef FreeName = {});
+
+// A loop guard a proof relied on: the object is dead only when Cond has
+// the value Taken at the point the proof started from.
+struct GuardAssumption {
+  llvm::ICmpInst *Cond;
+  bool Taken;
+};
+
+class OverwriteFlow {
+public:
+  // Base is the object's start (a global or an allocation call), Size its
+  // bytes (an i64 expression). Calls for which IsSite holds may take a
+  // checkpoint; NestMayHoldSites says whether a loop nest that overwrites
+  // the object may contain such calls and still count as an overwrite.
+  OverwriteFlow(llvm::Function &F, const llvm::Value &Base,
+                const llvm::SCEV *Size, const ObjectAccesses &A,
+                llvm::function_ref<bool(const llvm::CallBase &)> IsSite,
+                bool NestMayHoldSites, llvm::DominatorTree &DT,
+                llvm::LoopInfo &LI, llvm::ScalarEvolution &SE);
+
+  // Whether every path from From (the first instruction of a block or the
+  // one after a call; for a terminator, its successors) reaches a whole
+  // overwrite before a read, or leaves the function. With Assume, the
+  // guard of an overwriting loop whose condition has the same value at
+  // Anchor (its operands are defined once per call of the function, before
+  // Anchor) is taken as entering the loop, and the assumption recorded.
+  bool deadFrom(const llvm::Instruction *From,
+                const llvm::Instruction *Anchor = nullptr,
+                llvm::SmallVectorImpl<GuardAssumption> *Assume = nullptr);
+
+  // Instructions that overwrite the object whole besides those found
+  // (e.g. a new allocation for the same pointer).
+  void addKill(const llvm::Instruction *I) { KillInsts.insert(I); }
+
+private:
+  llvm::Function &F;
+  const llvm::Value &Base;
+  const llvm::SCEV *Size;
+  const ObjectAccesses &A;
+  llvm::function_ref<bool(const llvm::CallBase &)> IsSite;
+  bool NestMayHoldSites;
+  const llvm::DataLayout &DL;
+  llvm::DominatorTree &DT;
+  llvm::LoopInfo &LI;
+  llvm::ScalarEvolution &SE;
+  llvm::SmallPtrSet<const llvm::Instruction *, 4> KillInsts;
+  // Headers of loop nests that overwrite the object whole, and the
+  // conditional branch (if any) that alone leads to each nest's preheader.
+  llvm::SmallPtrSet<const llvm::BasicBlock *, 4> KillHeaders;
+  llvm::SmallDenseMap<const llvm::BasicBlock *, const llvm::BasicBlock *, 4>
+      GuardToPreheader;
+
+  bool isBase(const llvm::SCEV *S) const;
+  const llvm::SCEV *toI64(const llvm::SCEV *S) const;
+  llvm::Loop *nestCovering(llvm::Loop *L,
+                           llvm::ArrayRef<llvm::StoreInst *> Stores);
+  bool nestIsClean(const llvm::Loop *L) const;
+  void findKills();
+  bool stableAt(const llvm::Value *V, const llvm::Instruction *Anchor) const;
+};
+
+} // namespace ccc
+#endif
