@@ -2,10 +2,10 @@
 """Checkpoint size: ccc's images against system-level images of the same
 program at the same moment (bench/size).
 
-For every kernel (cg, stencil, zero_freed: MPI, Open MPI, 2 ranks) it
-builds the kernel twice, with ckpt-cc and plain (mpicc, -DBENCH_PLAIN: what
-a system-level checkpointer would checkpoint), runs each, and takes of
-rank 0 at the measurement moment (moment.h: step 3):
+For every kernel (cg, stencil, zero_freed, fft, particles: MPI, Open MPI,
+2 ranks) it builds the kernel twice, with ckpt-cc and plain (mpicc,
+-DBENCH_PLAIN: what a system-level checkpointer would checkpoint), runs
+each, and takes of rank 0 at the measurement moment (moment.h: step 3):
 
   ccc first    the first ccc image (full), bytes in the file
   ccc incr     the mean size of the next 3 images (one per step; incremental)
@@ -42,7 +42,8 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(TOP, "bench", "size")
 # Kernel: whether it holds read-only data (the incremental target's set).
-KERNELS = {"cg": True, "stencil": True, "zero_freed": False}
+KERNELS = {"cg": True, "stencil": True, "zero_freed": False, "fft": True,
+           "particles": False}
 AT, INCR = 3, 3
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
