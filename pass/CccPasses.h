@@ -36,6 +36,12 @@ struct CheckpointSitesPass : llvm::PassInfoMixin<CheckpointSitesPass> {
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
   static bool isRequired() { return true; }
 };
+// ccc-heap-liveness (a function pass, before the loop vectorizer): marks
+// heap objects dead at a site for that site's image (HeapLiveness.cpp).
+struct HeapLivenessPass : llvm::PassInfoMixin<HeapLivenessPass> {
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &FAM);
+};
 
 // Local globals whose value at any checkpoint is never read afterwards
 // (GlobalLiveness.cpp); the globals table marks them CCC_GLOBAL_DEAD_AT_SITES.

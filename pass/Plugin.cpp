@@ -4,9 +4,10 @@
 // at PipelineStart, at every -O level; the globals table at OptimizerLast,
 // so that the optimizer never sees the records take the globals' addresses:
 // registered at the start, every global escaped and the demo's hot loop
-// ran 6.6 % more instructions, bench/overhead) or with
+// ran 6.6 % more instructions, bench/overhead; heap liveness before the
+// loop vectorizer, which would split the loops it reads) or with
 // `opt -load-pass-plugin=libccc.so -passes=ccc` (also ccc-entry, ccc-heap,
-// ccc-globals, ccc-sites one by one, for tests).
+// ccc-globals, ccc-sites, ccc-heap-liveness one by one, for tests).
 //
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
@@ -31,6 +32,10 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   MPM.addPass(ccc::HeapCallsPass());
                   MPM.addPass(ccc::CheckpointSitesPass());
                 });
+            PB.registerVectorizerStartEPCallback(
+                [](FunctionPassManager &FPM, OptimizationLevel) {
+                  FPM.addPass(ccc::HeapLivenessPass());
+                });
             PB.registerOptimizerLastEPCallback(
                 [](ModulePassManager &MPM, OptimizationLevel) {
                   MPM.addPass(ccc::GlobalTablePass());
@@ -50,6 +55,14 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                     MPM.addPass(ccc::CheckpointSitesPass());
                   else
                     return false;
+                  return true;
+                });
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, FunctionPassManager &FPM,
+                   ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "ccc-heap-liveness")
+                    return false;
+                  FPM.addPass(ccc::HeapLivenessPass());
                   return true;
                 });
           }};

@@ -10,6 +10,8 @@
 
 namespace ccc {
 ExclusionTable *Excluded = nullptr;
+ExcludedRange DeadAtSite[kMaxDeadAtSite];
+unsigned NumDeadAtSite;
 
 void forgetExclusionsIn(uintptr_t Lo, uintptr_t Hi) {
   ExclusionTable *T = Excluded;
@@ -22,19 +24,27 @@ void forgetExclusionsIn(uintptr_t Lo, uintptr_t Hi) {
   }
 }
 
+// The excluded range (of either kind) overlapping [Cur, End) that starts
+// first, or null.
+static const ExcludedRange *firstExcluded(uint64_t Cur, uint64_t End) {
+  const ExcludedRange *First = nullptr;
+  auto Consider = [&](const ExcludedRange &X) {
+    if (X.Addr < End && X.Addr + X.Len > Cur &&
+        (!First || X.Addr < First->Addr))
+      First = &X;
+  };
+  for (uint64_t I = 0; Excluded && I < Excluded->N; ++I)
+    Consider(Excluded->R[I]);
+  for (unsigned I = 0; I < NumDeadAtSite; ++I)
+    Consider(DeadAtSite[I]);
+  return First;
+}
+
 bool forEachIncludedPart(uint64_t A, uint64_t L,
                          bool (*Fn)(uint64_t, uint64_t, void *), void *Ctx) {
   uint64_t End = A + L, Cur = A;
-  ExclusionTable *T = Excluded;
   while (Cur < End) {
-    // The excluded range overlapping [Cur, End) that starts first.
-    const ExcludedRange *First = nullptr;
-    for (uint64_t I = 0; T && I < T->N; ++I) {
-      const ExcludedRange &X = T->R[I];
-      if (X.Addr < End && X.Addr + X.Len > Cur &&
-          (!First || X.Addr < First->Addr))
-        First = &X;
-    }
+    const ExcludedRange *First = firstExcluded(Cur, End);
     if (!First)
       return Fn(Cur, End - Cur, Ctx);
     if (First->Addr > Cur && !Fn(Cur, First->Addr - Cur, Ctx))
@@ -42,6 +52,13 @@ bool forEachIncludedPart(uint64_t A, uint64_t L,
     Cur = First->Addr + First->Len;
   }
   return true;
+}
+
+uint64_t deadAtSiteBytes() {
+  uint64_t B = 0;
+  for (unsigned I = 0; I < NumDeadAtSite; ++I)
+    B += DeadAtSite[I].Len;
+  return B;
 }
 
 uint64_t excludedBytes() {
@@ -99,6 +116,17 @@ extern "C" int ccc_exclude(const void *P, size_t N) {
   }
   T->R[T->N++] = {A, N};
   return 0;
+}
+
+// Emitted by the pass right before a site's slow path. Only heap memory
+// is taken (a null or failed allocation, or anything else, is ignored);
+// beyond kMaxDeadAtSite ranges the rest is simply saved.
+extern "C" void __ccc_dead_at_site(const void *P, uint64_t N) {
+  uintptr_t A = reinterpret_cast<uintptr_t>(P);
+  if (N == 0 || NumDeadAtSite == kMaxDeadAtSite || !heapIsMapped() ||
+      A < heapBase() || N > heapReserve() || A - heapBase() > heapReserve() - N)
+    return;
+  DeadAtSite[NumDeadAtSite++] = {A, N};
 }
 
 extern "C" int ccc_include(const void *P) {

@@ -26,14 +26,27 @@ struct ExclusionTable {
 // Null until the first ccc_exclude.
 extern ExclusionTable *Excluded;
 
+// Heap ranges the pass proved dead at the site being executed
+// (__ccc_dead_at_site, called right before the slow path): left out of the
+// image taken in that slow-path call only. Kept outside the heap region, so
+// no image holds them.
+constexpr unsigned kMaxDeadAtSite = 64;
+extern ExcludedRange DeadAtSite[kMaxDeadAtSite];
+extern unsigned NumDeadAtSite;
+inline void forgetDeadAtSite() { NumDeadAtSite = 0; }
+inline bool anyExcluded() { return (Excluded && Excluded->N) || NumDeadAtSite; }
+
 // [Lo, Hi) was freed (heap lock held).
 void forgetExclusionsIn(uintptr_t Lo, uintptr_t Hi);
-// Calls Fn for each part of [A, A+L) not excluded, in address order; stops
+// Calls Fn for each part of [A, A+L) not excluded (by either kind), in
+// address order; stops
 // and returns false when Fn does.
 bool forEachIncludedPart(uint64_t A, uint64_t L,
                          bool (*Fn)(uint64_t A, uint64_t L, void *Ctx),
                          void *Ctx);
-// Bytes excluded in total.
+// Bytes excluded in total (ccc_exclude only).
 uint64_t excludedBytes();
+// Bytes of the current site's dead ranges.
+uint64_t deadAtSiteBytes();
 } // namespace ccc
 #endif

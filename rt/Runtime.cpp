@@ -253,7 +253,7 @@ bool heapShuffle() {
 // Writes what ccc_exclude left of a range.
 bool writeIncluded(ChunkedWriter &CW, uint32_t Section, uint64_t A,
                    uint64_t L) {
-  if (!Excluded || !Excluded->N)
+  if (!anyExcluded())
     return CW.addRange(Section, A, L);
   struct Part {
     ChunkedWriter &CW;
@@ -902,7 +902,18 @@ static bool inCxxExceptionHandling() {
   return G[0] || *reinterpret_cast<unsigned *>(&G[1]);
 }
 
+namespace ccc {
+static int checkpointSlowAtSite(int Kind);
+}
+
+// The ranges the pass marked dead hold for this call of the slow path only.
 int ccc::checkpointSlow(int Kind) {
+  int R = checkpointSlowAtSite(Kind);
+  forgetDeadAtSite();
+  return R;
+}
+
+int ccc::checkpointSlowAtSite(int Kind) {
   if (Kind == CCC_SITE_MAYBE && !__ccc_pending)
     return CCC_NONE;
   if (!RT.Ready) {

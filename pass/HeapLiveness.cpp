@@ -1,0 +1,172 @@
+//===- HeapLiveness.cpp - Heap objects dead at a checkpoint site ----------===//
+//
+// A heap object is dead at a site when whatever it holds there is never
+// read afterwards: a scratch vector recomputed whole every step. Then the
+// image taken at that site need not hold it. Proven, per site (a call of
+// the slow path) and per allocation in the same function, when
+//  1. the allocation (__ccc_malloc / __ccc_calloc, the pass has routed the
+//     program's heap calls there) dominates the site, and its address goes
+//     nowhere but loads, stores (as the address), memset/memcpy, compares
+//     and __ccc_free of it: no other code can touch the object;
+//  2. no free of it can come between the allocation and the site (its
+//     memory could hold another object by then);
+//  3. every path from the site overwrites the object whole before reading
+//     it, or leaves the function (pass/Overwrites.cpp), or reaches the
+//     allocation again (a new object). A loop that overwrites it under a
+//     guard (`if (n > 0)` of a rotated loop) counts when the guard's
+//     condition is computed from values that stay the same in the whole
+//     call: the exclusion is then made only if that condition holds at
+//     the site.
+// Before the site the pass adds `__ccc_dead_at_site(p, bytes)` (bytes 0
+// when a guard does not hold); the runtime leaves those bytes out of the
+// image taken in that call and forgets them when the call returns.
+//
+// Runs before the loop vectorizer (VectorizerStart): loops are rotated and
+// in SSA form, functions inlined into the time-step loop, and each loop is
+// still one loop, not a vector body plus a remainder. Not at -O0.
+//
+//===----------------------------------------------------------------------===//
+#include "CccPasses.h"
+#include "Overwrites.h"
+
+#include "ccc/abi.h"
+
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Module.h"
+
+#define DEBUG_TYPE "ccc-heap-liveness"
+STATISTIC(NumDeadAtSite, "Heap objects found dead at a site");
+
+using namespace llvm;
+using namespace ccc;
+
+namespace {
+bool isSlowPath(const Instruction &I) {
+  auto *CI = dyn_cast<CallInst>(&I);
+  const Function *F = CI ? CI->getCalledFunction() : nullptr;
+  return F && F->getName() == CCC_SLOW_PATH;
+}
+
+// The bytes an allocation call asks for, or null.
+Value *allocationSize(CallInst &CI, IRBuilder<> &B) {
+  const Function *F = CI.getCalledFunction();
+  if (!F || CI.arg_size() < 1)
+    return nullptr;
+  Type *I64 = B.getInt64Ty();
+  if (F->getName() == "__ccc_malloc" && CI.arg_size() == 1)
+    return B.CreateZExtOrTrunc(CI.getArgOperand(0), I64);
+  if (F->getName() == "__ccc_calloc" && CI.arg_size() == 2)
+    return B.CreateMul(B.CreateZExtOrTrunc(CI.getArgOperand(0), I64),
+                       B.CreateZExtOrTrunc(CI.getArgOperand(1), I64));
+  return nullptr;
+}
+
+// Whether a path leads from Free to S without passing the allocation P
+// again (which would make a new object).
+bool freeReaches(const Instruction *Free, const Instruction *S,
+                 const Instruction *P) {
+  const BasicBlock *FB = Free->getParent(), *PB = P->getParent();
+  if (FB == PB && Free->comesBefore(P))
+    return false;
+  if (FB == S->getParent() && Free->comesBefore(S) &&
+      !(FB == PB && P->comesBefore(S)))
+    return true;
+  // Entering P's block passes P before anything after it.
+  SmallPtrSet<const BasicBlock *, 16> Seen;
+  SmallVector<const BasicBlock *, 16> Work(succ_begin(FB), succ_end(FB));
+  while (!Work.empty()) {
+    const BasicBlock *BB = Work.pop_back_val();
+    if (BB == PB || !Seen.insert(BB).second)
+      continue;
+    if (BB == S->getParent())
+      return true;
+    Work.append(succ_begin(BB), succ_end(BB));
+  }
+  return false;
+}
+
+const SCEV *allocationSizeSCEV(CallInst &CI, ScalarEvolution &SE) {
+  const Function *F = CI.getCalledFunction();
+  Type *I64 = Type::getInt64Ty(CI.getContext());
+  if (F->getName() == "__ccc_malloc")
+    return SE.getTruncateOrZeroExtend(SE.getSCEV(CI.getArgOperand(0)), I64);
+  return SE.getMulExpr(
+      SE.getTruncateOrZeroExtend(SE.getSCEV(CI.getArgOperand(0)), I64),
+      SE.getTruncateOrZeroExtend(SE.getSCEV(CI.getArgOperand(1)), I64));
+}
+} // namespace
+
+PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
+                                             FunctionAnalysisManager &FAM) {
+  SmallVector<CallInst *, 4> Sites, Allocs;
+  for (Instruction &I : instructions(F)) {
+    if (isSlowPath(I))
+      Sites.push_back(cast<CallInst>(&I));
+    else if (auto *CI = dyn_cast<CallInst>(&I))
+      if (const Function *Callee = CI->getCalledFunction())
+        if ((Callee->getName() == "__ccc_malloc" && CI->arg_size() == 1) ||
+            (Callee->getName() == "__ccc_calloc" && CI->arg_size() == 2))
+          Allocs.push_back(CI);
+  }
+  if (Sites.empty() || Allocs.empty())
+    return PreservedAnalyses::all();
+
+  auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+  auto &LI = FAM.getResult<LoopAnalysis>(F);
+  auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+  struct Dead {
+    CallInst *Site, *Alloc;
+    SmallVector<GuardAssumption, 2> Assume;
+  };
+  SmallVector<Dead, 8> Found;
+  for (CallInst *P : Allocs) {
+    ObjectAccesses A;
+    if (!collectAccesses(P, A, "__ccc_free"))
+      continue;
+    auto NoSite = [](const CallBase &) { return false; };
+    OverwriteFlow Flow(F, *P, allocationSizeSCEV(*P, SE), A, NoSite,
+                       /*NestMayHoldSites=*/true, DT, LI, SE);
+    Flow.addKill(P); // reached again: a new object
+    for (CallInst *S : Sites) {
+      if (!DT.dominates(P, S))
+        continue;
+      if (llvm::any_of(A.Frees,
+                       [&](CallBase *Free) { return freeReaches(Free, S, P); }))
+        continue;
+      Dead D{S, P, {}};
+      if (Flow.deadFrom(S->getNextNode(), S, &D.Assume))
+        Found.push_back(std::move(D));
+    }
+  }
+  if (Found.empty())
+    return PreservedAnalyses::all();
+
+  Module &M = *F.getParent();
+  LLVMContext &C = M.getContext();
+  FunctionCallee Mark = M.getOrInsertFunction(
+      CCC_DEAD_AT_SITE, Type::getVoidTy(C), PointerType::getUnqual(C),
+      Type::getInt64Ty(C));
+  for (Dead &D : Found) {
+    IRBuilder<> B(D.Site);
+    Value *Bytes = allocationSize(*D.Alloc, B);
+    Value *Holds = nullptr;
+    for (const GuardAssumption &G : D.Assume) {
+      Value *Cond = B.CreateICmp(G.Cond->getPredicate(), G.Cond->getOperand(0),
+                                 G.Cond->getOperand(1));
+      if (!G.Taken)
+        Cond = B.CreateNot(Cond);
+      Holds = Holds ? B.CreateAnd(Holds, Cond) : Cond;
+    }
+    if (Holds)
+      Bytes = B.CreateSelect(Holds, Bytes, B.getInt64(0));
+    B.CreateCall(Mark, {D.Alloc, Bytes});
+    ++NumDeadAtSite;
+  }
+  return PreservedAnalyses::none();
+}
