@@ -17,9 +17,10 @@
 //     condition is computed from values that stay the same in the whole
 //     call: the exclusion is then made only if that condition holds at
 //     the site.
-// Before the site the pass adds `__ccc_dead_at_site(p, bytes)` (bytes 0
-// when a guard does not hold); the runtime leaves those bytes out of the
-// image taken in that call and forgets them when the call returns.
+// Before the site the pass adds `__ccc_dead_at_site(p, bytes, where)`
+// (bytes 0 when a guard does not hold; where: the allocation's source
+// location); the runtime leaves those bytes out of the image taken in that
+// call and forgets them when the call returns.
 //
 // Runs before the loop vectorizer (VectorizerStart): loops are rotated and
 // in SSA form, functions inlined into the time-step loop, and each loop is
@@ -38,7 +39,9 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 
 #define DEBUG_TYPE "ccc-heap-liveness"
 STATISTIC(NumDeadAtSite, "Heap objects found dead at a site");
@@ -65,6 +68,18 @@ Value *allocationSize(CallInst &CI, IRBuilder<> &B) {
     return B.CreateMul(B.CreateZExtOrTrunc(CI.getArgOperand(0), I64),
                        B.CreateZExtOrTrunc(CI.getArgOperand(1), I64));
   return nullptr;
+}
+
+// "file:line in function" of an allocation (or the function alone without
+// debug information), for `ckpt info`.
+std::string allocationPlace(const CallInst &CI) {
+  std::string S;
+  raw_string_ostream OS(S);
+  if (const DebugLoc &DL = CI.getDebugLoc())
+    OS << DL->getFilename() << ":" << DL.getLine() << " in ";
+  StringRef F = CI.getFunction()->getName();
+  OS << (F == CCC_USER_MAIN ? "main" : F);
+  return S;
 }
 
 // Whether a path leads from Free to S without passing the allocation P
@@ -149,11 +164,15 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
 
   Module &M = *F.getParent();
   LLVMContext &C = M.getContext();
+  PointerType *Ptr = PointerType::getUnqual(C);
   FunctionCallee Mark = M.getOrInsertFunction(
-      CCC_DEAD_AT_SITE, Type::getVoidTy(C), PointerType::getUnqual(C),
-      Type::getInt64Ty(C));
+      CCC_DEAD_AT_SITE, Type::getVoidTy(C), Ptr, Type::getInt64Ty(C), Ptr);
+  DenseMap<CallInst *, Constant *> Where;
   for (Dead &D : Found) {
     IRBuilder<> B(D.Site);
+    Constant *&W = Where[D.Alloc];
+    if (!W)
+      W = B.CreateGlobalStringPtr(allocationPlace(*D.Alloc), "ccc.alloc");
     Value *Bytes = allocationSize(*D.Alloc, B);
     Value *Holds = nullptr;
     for (const GuardAssumption &G : D.Assume) {
@@ -165,7 +184,7 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
     }
     if (Holds)
       Bytes = B.CreateSelect(Holds, Bytes, B.getInt64(0));
-    B.CreateCall(Mark, {D.Alloc, Bytes});
+    B.CreateCall(Mark, {D.Alloc, Bytes, W});
     ++NumDeadAtSite;
   }
   return PreservedAnalyses::none();

@@ -11,6 +11,7 @@
 namespace ccc {
 ExclusionTable *Excluded = nullptr;
 ExcludedRange DeadAtSite[kMaxDeadAtSite];
+const char *DeadAtSiteWhere[kMaxDeadAtSite];
 unsigned NumDeadAtSite;
 
 void forgetExclusionsIn(uintptr_t Lo, uintptr_t Hi) {
@@ -121,11 +122,13 @@ extern "C" int ccc_exclude(const void *P, size_t N) {
 // Emitted by the pass right before a site's slow path. Only heap memory
 // is taken (a null or failed allocation, or anything else, is ignored);
 // beyond kMaxDeadAtSite ranges the rest is simply saved.
-extern "C" void __ccc_dead_at_site(const void *P, uint64_t N) {
+extern "C" void __ccc_dead_at_site(const void *P, uint64_t N,
+                                   const char *Where) {
   uintptr_t A = reinterpret_cast<uintptr_t>(P);
   if (N == 0 || NumDeadAtSite == kMaxDeadAtSite || !heapIsMapped() ||
       A < heapBase() || N > heapReserve() || A - heapBase() > heapReserve() - N)
     return;
+  DeadAtSiteWhere[NumDeadAtSite] = Where;
   DeadAtSite[NumDeadAtSite++] = {A, N};
 }
 

@@ -32,6 +32,7 @@ extern ExclusionTable *Excluded;
 // no image holds them.
 constexpr unsigned kMaxDeadAtSite = 64;
 extern ExcludedRange DeadAtSite[kMaxDeadAtSite];
+extern const char *DeadAtSiteWhere[kMaxDeadAtSite]; // allocation, for ckpt
 extern unsigned NumDeadAtSite;
 inline void forgetDeadAtSite() { NumDeadAtSite = 0; }
 inline bool anyExcluded() { return (Excluded && Excluded->N) || NumDeadAtSite; }

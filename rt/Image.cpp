@@ -33,6 +33,8 @@ const char *sectionName(uint32_t Type) {
     return "mpi";
   case SecChunks:
     return "chunks";
+  case SecMap:
+    return "map";
   }
   return "unknown";
 }

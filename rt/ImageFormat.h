@@ -28,7 +28,26 @@ enum SectionType : uint32_t {
   SecRuntime = 6, // struct RuntimeState
   SecParallel = 7, // the MPI layer's restart parameters (Parallel.h)
   SecChunks = 8,   // ChunkEntry[]: every chunk of memory the image describes
+  SecMap = 9,      // MapRecord[]: what the memory holds, for `ckpt info`
 };
+
+// SecMap: one record per registered global, per range the program excluded,
+// per heap object left out at this site and per stack frame of the site's
+// call chain, each followed by its name (NameLen bytes, padded to 8). Only
+// `ckpt info` reads it; a restart does not need it.
+enum MapKind : uint32_t {
+  MapGlobal = 1,             // saved; name: the symbol
+  MapGlobalNeverWritten = 2, // left out: comes back from the binary
+  MapGlobalDeadAtSites = 3,  // left out: dead at every site (pass)
+  MapExcluded = 4,           // left out: ccc_exclude (heap or global)
+  MapHeapDeadAtSite = 5,     // left out: dead at this site; name: allocation
+  MapStackFrame = 6,         // saved; name: the function
+};
+struct MapRecord {
+  uint64_t Addr, Len;
+  uint32_t Kind, NameLen;
+};
+static_assert(sizeof(MapRecord) == 24, "layout");
 
 // CodecZstdShuffle8: zstd of the raw stream with the data of every memory
 // range byte-transposed in blocks of kShuffleBlock bytes (byte k of every

@@ -173,6 +173,7 @@ const GlobalRange *registeredGlobals(size_t *Count) {
       // after a site.
       G.NeverWritten =
           R.flags & (CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES);
+      G.Flags = R.flags;
       if (R.flags & CCC_GLOBAL_TLS)
         G.TlsGetter = reinterpret_cast<void *(*)()>(R.addr);
       else

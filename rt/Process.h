@@ -29,6 +29,7 @@ struct GlobalRange {
   const char *Name;
   void *(*TlsGetter)(); // non-null for thread-locals (Addr unused)
   bool NeverWritten;    // or dead at every site: images leave it out
+  uint32_t Flags;       // CCC_GLOBAL_* of its record
 };
 // The registered globals, sorted by address, duplicates merged. Built once.
 const GlobalRange *registeredGlobals(size_t *Count);

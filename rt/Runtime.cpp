@@ -12,10 +12,12 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 #include "Config.h"
+#include "ElfSymbols.h"
 #include "HeapRegion.h"
 #include "Exclusions.h"
 #include "Image.h"
 #include "Incremental.h"
+#include "LibcHeap.h"
 #include "Log.h"
 #include "Parallel.h"
 #include "Process.h"
@@ -36,6 +38,13 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <unwind.h>
+
+// The unwinder names the stack frames in images (SecMap); a program linked
+// without libgcc_s just has unnamed stack.
+#pragma weak _Unwind_Backtrace
+#pragma weak _Unwind_GetCFA
+#pragma weak _Unwind_GetIP
 
 extern "C" {
 // The flag every site tests (the pass inlines `load volatile; br`).
@@ -268,6 +277,86 @@ bool writeIncluded(ChunkedWriter &CW, uint32_t Section, uint64_t A,
       &P);
 }
 
+// SecMap: names for the memory the image holds or leaves out (ckpt info).
+class MapBuffer {
+public:
+  ~MapBuffer() { __libc_free(P); }
+  void add(uint64_t Addr, uint64_t Len, uint32_t Kind, const char *Name) {
+    size_t L = Name ? strnlen(Name, 240) : 0;
+    size_t Need = sizeof(MapRecord) + ((L + 7) & ~size_t(7));
+    if (N + Need > Cap) {
+      size_t NewCap = Cap ? 2 * Cap : 4096;
+      while (NewCap < N + Need)
+        NewCap *= 2;
+      char *Q = static_cast<char *>(__libc_realloc(P, NewCap));
+      if (!Q) {
+        Ok = false;
+        return;
+      }
+      P = Q, Cap = NewCap;
+    }
+    MapRecord R = {Addr, Len, Kind, static_cast<uint32_t>(L)};
+    memcpy(P + N, &R, sizeof(R));
+    memcpy(P + N + sizeof(R), Name, L);
+    memset(P + N + sizeof(R) + L, 0, Need - sizeof(R) - L);
+    N += Need;
+  }
+  bool write(ImageWriter &W, bool Z) const {
+    return !Ok || (W.beginSection(SecMap, Z) && W.addBytes(P, N) &&
+                   W.endSection());
+  }
+
+private:
+  char *P = nullptr;
+  size_t N = 0, Cap = 0;
+  bool Ok = true;
+};
+
+struct FrameWalk {
+  MapBuffer &M;
+  uintptr_t Low, High, Prev;
+};
+
+// Each frame of the call chain above the saved stack pointer, from the
+// site's frame to main's: [callee's CFA, own CFA).
+_Unwind_Reason_Code nameFrame(_Unwind_Context *C, void *Arg) {
+  auto *W = static_cast<FrameWalk *>(Arg);
+  uintptr_t CFA = _Unwind_GetCFA(C), IP = _Unwind_GetIP(C);
+  if (CFA <= W->Low)
+    return _URC_NO_REASON; // the runtime's frames below the site
+  if (CFA > W->High || !IP)
+    return _URC_END_OF_STACK;
+  uintptr_t Lo = W->Prev > W->Low ? W->Prev : W->Low;
+  const char *Name = executableFunctionAt(IP - 1);
+  W->M.add(Lo, CFA - Lo, MapStackFrame, Name ? Name : "?");
+  W->Prev = CFA;
+  return _URC_NO_REASON;
+}
+
+void describeMemory(MapBuffer &M) {
+  size_t NG;
+  const GlobalRange *G = registeredGlobals(&NG);
+  for (size_t I = 0; I < NG; ++I) {
+    uintptr_t A = G[I].TlsGetter
+                      ? reinterpret_cast<uintptr_t>(G[I].TlsGetter())
+                      : G[I].Addr;
+    uint32_t Kind = G[I].Flags & CCC_GLOBAL_NEVER_WRITTEN ? MapGlobalNeverWritten
+                    : G[I].Flags & CCC_GLOBAL_DEAD_AT_SITES
+                        ? MapGlobalDeadAtSites
+                        : MapGlobal;
+    M.add(A, G[I].Size, Kind, G[I].Name);
+  }
+  for (uint64_t I = 0; Excluded && I < Excluded->N; ++I)
+    M.add(Excluded->R[I].Addr, Excluded->R[I].Len, MapExcluded, "ccc_exclude");
+  for (unsigned I = 0; I < NumDeadAtSite; ++I)
+    M.add(DeadAtSite[I].Addr, DeadAtSite[I].Len, MapHeapDeadAtSite,
+          DeadAtSiteWhere[I] ? DeadAtSiteWhere[I] : "?");
+  if (_Unwind_Backtrace && _Unwind_GetCFA && _Unwind_GetIP) {
+    FrameWalk W = {M, RT.Ctx.StackLow, RT.StackHigh, 0};
+    _Unwind_Backtrace(nameFrame, &W);
+  }
+}
+
 struct HeapWriteCtx {
   ChunkedWriter *CW;
   bool Ok;
@@ -301,6 +390,10 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
     return false;
   if (!W.beginSection(SecLoadMap, false) ||
       !W.addBytes(RT.LoadMap, RT.LoadMapLen) || !W.endSection())
+    return false;
+  MapBuffer Map;
+  describeMemory(Map);
+  if (!Map.write(W, Cfg.CompressLevel > 0))
     return false;
   if (Parallel) {
     char Blob[4096];

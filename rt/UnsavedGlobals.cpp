@@ -13,6 +13,7 @@
 #include "UnsavedGlobals.h"
 
 #include "Config.h"
+#include "ElfSymbols.h"
 #include "LibcHeap.h"
 #include "Log.h"
 #include "Process.h"
@@ -78,11 +79,6 @@ bool covered(const Range *R, size_t N, uintptr_t Lo, uintptr_t Hi) {
   return L > 0 && Lo < R[L - 1].Hi && Hi <= R[L - 1].Hi;
 }
 
-int mainProgramBias(struct dl_phdr_info *Info, size_t, void *Out) {
-  *static_cast<uintptr_t *>(Out) = Info->dlpi_addr;
-  return 1; // the first object is the executable
-}
-
 // Writable data the program may change after start (.data.rel.ro is made
 // read-only once relocated).
 bool isSavedDataSection(const char *Name) {
@@ -97,43 +93,20 @@ bool isSavedDataSection(const char *Name) {
 void checkUnsavedGlobals() {
   if (Cfg.Unsaved == UnsavedPolicy::Ignore)
     return;
-  int Fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-  struct stat St;
-  if (Fd < 0 || fstat(Fd, &St) != 0) {
-    if (Fd >= 0)
-      close(Fd);
+  ElfFile E;
+  if (!E.openSelf())
     return;
-  }
-  void *Map = mmap(nullptr, St.st_size, PROT_READ, MAP_PRIVATE, Fd, 0);
-  close(Fd);
-  if (Map == MAP_FAILED)
-    return;
-  const char *Base = static_cast<const char *>(Map);
-  auto *Eh = reinterpret_cast<const Elf64_Ehdr *>(Base);
-  if ((size_t)St.st_size < sizeof(Elf64_Ehdr) ||
-      memcmp(Eh->e_ident, ELFMAG, SELFMAG) ||
-      Eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      Eh->e_shoff + (size_t)Eh->e_shnum * sizeof(Elf64_Shdr) >
-          (size_t)St.st_size) {
-    munmap(Map, St.st_size);
-    return;
-  }
-  auto *Sh = reinterpret_cast<const Elf64_Shdr *>(Base + Eh->e_shoff);
-  const char *ShStr = Base + Sh[Eh->e_shstrndx].sh_offset;
-
-  const Elf64_Shdr *SymTab = nullptr;
-  for (unsigned I = 0; I < Eh->e_shnum; ++I)
-    if (Sh[I].sh_type == SHT_SYMTAB)
-      SymTab = &Sh[I];
-  if (!SymTab) {
+  const char *Base = E.Base;
+  const Elf64_Ehdr *Eh = E.Eh;
+  const Elf64_Shdr *Sh = E.Sh;
+  const char *ShStr = E.ShStr;
+  if (!E.Syms) {
     CCC_INFO("the executable has no symbol table (stripped): cannot check "
              "that every object was compiled with the ccc pass");
-    munmap(Map, St.st_size);
+    E.close();
     return;
   }
-
-  uintptr_t Bias = 0;
-  dl_iterate_phdr(mainProgramBias, &Bias);
+  uintptr_t Bias = E.Bias;
 
   // Copy-relocated library variables (stdout, std::cout in non-PIE
   // executables) live in our .bss but belong to their libraries.
@@ -175,9 +148,9 @@ void checkUnsavedGlobals() {
   }
   NSaved = Out;
 
-  auto *Syms = reinterpret_cast<const Elf64_Sym *>(Base + SymTab->sh_offset);
-  size_t NSyms = SymTab->sh_size / sizeof(Elf64_Sym);
-  const char *Str = Base + Sh[SymTab->sh_link].sh_offset;
+  const Elf64_Sym *Syms = E.Syms;
+  size_t NSyms = E.NSyms;
+  const char *Str = E.Str;
   const char *File = nullptr;
   size_t Unsaved = 0;
   uint64_t UnsavedBytes = 0;
@@ -222,7 +195,7 @@ void checkUnsavedGlobals() {
   }
   __libc_free(Saved);
   __libc_free(Copies);
-  munmap(Map, St.st_size);
+  E.close();
   if (!Unsaved)
     return;
 

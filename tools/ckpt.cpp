@@ -1,7 +1,9 @@
 //===- ckpt.cpp - Inspect and verify ccc checkpoint images ----------------===//
 //
 //   ckpt ls [DIR]        images and commit records in DIR (default ./ccc-ckpt)
-//   ckpt info IMAGE      header and sections with raw and stored sizes
+//   ckpt info IMAGE      header, sections with raw and stored sizes, and
+//                        where the bytes go: globals by name, heap left out
+//                        by allocation, stack frames by function
 //   ckpt verify IMAGE    reads every section and checks every checksum, and
 //                        the chunks it refers to in older images
 //   ckpt diff A B        which chunks of memory changed between two images
@@ -14,13 +16,16 @@
 #include "Incremental.h"
 #include "Store.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cxxabi.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <dirent.h>
 #include <string>
+#include <vector>
 #include <sys/stat.h>
 
 using namespace ccc;
@@ -66,9 +71,179 @@ static void printChain(const ImageHeader &H, const ChunkTable &T) {
            (unsigned long long)H.Version - 1);
 }
 
+// Not a MapKind: the heap blocks in use, which SecMap does not list.
+constexpr uint32_t kHeapInUse = 100;
+
+// One named piece of memory (SecMap) with the bytes of it this image
+// stores, takes from older images of the chain, and leaves out.
+struct Piece {
+  uint32_t Kind;
+  std::string Name;
+  uint64_t Addr, Len;
+  unsigned long long Here = 0, Older = 0, LeftOut = 0;
+  double Stored = 0; // estimated: Here at its section's compression ratio
+};
+
+static const char *kindName(uint32_t K) {
+  switch (K) {
+  case MapGlobal:
+    return "global";
+  case MapGlobalNeverWritten:
+    return "global, never written (left out)";
+  case MapGlobalDeadAtSites:
+    return "global, dead at every site (left out)";
+  case MapExcluded:
+    return "ccc_exclude (left out)";
+  case MapHeapDeadAtSite:
+    return "heap, dead at this site (left out)";
+  case MapStackFrame:
+    return "stack frame";
+  }
+  return "?";
+}
+
+static uint32_t sectionOfKind(uint32_t K) {
+  return K == MapStackFrame ? SecStack : SecGlobals;
+}
+
+static std::string demangled(const std::string &N) {
+  int St = 0;
+  char *D = N.compare(0, 2, "_Z") ? nullptr
+                                  : abi::__cxa_demangle(N.c_str(), nullptr,
+                                                        nullptr, &St);
+  std::string R = D && St == 0 ? D : N == "__ccc_user_main" ? "main" : N;
+  free(D);
+  return R;
+}
+
+// Reads SecMap and attributes the chunk table's bytes to its pieces; the
+// heap blocks in use and the stack not in a named frame are pieces of
+// their own. Empty for images without SecMap (written before it existed).
+static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T) {
+  std::vector<Piece> Out;
+  const ImageHeader &H = R.header();
+  const SectionEntry *SM = R.find(SecMap);
+  if (!SM)
+    return Out;
+  std::string Buf(SM->RawSize, '\0');
+  if (!R.readBlob(*SM, Buf.data(), Buf.size()))
+    return Out;
+  for (size_t Off = 0; Off + sizeof(MapRecord) <= Buf.size();) {
+    MapRecord M;
+    memcpy(&M, Buf.data() + Off, sizeof(M));
+    Off += sizeof(M);
+    if (M.NameLen > Buf.size() - Off)
+      break;
+    Piece P;
+    P.Kind = M.Kind, P.Addr = M.Addr, P.Len = M.Len;
+    P.Name = demangled(std::string(Buf.data() + Off, M.NameLen));
+    size_t U = P.Name.find(" in __ccc_user_main");
+    if (U != std::string::npos)
+      P.Name.replace(U, 19, " in main");
+    Off += (M.NameLen + 7) & ~7u;
+    Out.push_back(P);
+  }
+  double Ratio[16] = {};
+  for (uint32_t I = 0; I < H.SectionCount; ++I)
+    if (H.Sections[I].Type < 16 && H.Sections[I].RawSize)
+      Ratio[H.Sections[I].Type] =
+          (double)H.Sections[I].StoredSize / H.Sections[I].RawSize;
+  // Saved pieces are stored whole in this image but for the chunks it
+  // takes from older ones (pieces under 4 KiB are not in the chunk table:
+  // always stored). The heap blocks in use are what the heap section holds.
+  unsigned long long OlderIn[16] = {}, NamedHere[16] = {}, NamedOlder[16] = {};
+  for (size_t I = 0; I < T.size(); ++I) {
+    const ChunkEntry &E = T[I];
+    if (E.Version == H.Version || E.Section >= 16)
+      continue;
+    OlderIn[E.Section] += E.Len;
+    for (Piece &P : Out) {
+      if ((P.Kind != MapGlobal && P.Kind != MapStackFrame) ||
+          sectionOfKind(P.Kind) != E.Section)
+        continue;
+      uint64_t Lo = std::max(P.Addr, E.Addr),
+               Hi = std::min(P.Addr + P.Len, E.Addr + E.Len);
+      if (Lo < Hi)
+        P.Older += Hi - Lo;
+    }
+  }
+  const SectionEntry *SH = R.find(SecHeap), *SS = R.find(SecStack);
+  for (Piece &P : Out) {
+    uint32_t Sec = sectionOfKind(P.Kind);
+    if (P.Kind == MapGlobal || P.Kind == MapStackFrame) {
+      P.Here = P.Len > P.Older ? P.Len - P.Older : 0;
+      NamedHere[Sec] += P.Here, NamedOlder[Sec] += P.Older;
+    } else {
+      P.LeftOut = P.Len;
+    }
+    P.Stored = P.Here * Ratio[Sec];
+  }
+  Piece Heap{kHeapInUse, "(heap blocks in use)", 0, 0};
+  Heap.Here = SH ? SH->RawSize : 0, Heap.Older = OlderIn[SecHeap];
+  Heap.Stored = SH ? SH->StoredSize : 0;
+  Piece Stack{MapStackFrame, "(rest of the stack)", 0, 0};
+  uint64_t StackRaw = SS ? SS->RawSize : 0;
+  Stack.Here = StackRaw > NamedHere[SecStack] ? StackRaw - NamedHere[SecStack] : 0;
+  Stack.Older = OlderIn[SecStack] > NamedOlder[SecStack]
+                    ? OlderIn[SecStack] - NamedOlder[SecStack]
+                    : 0;
+  Stack.Stored = Stack.Here * Ratio[SecStack];
+  Out.push_back(Heap);
+  Out.push_back(Stack);
+  std::sort(Out.begin(), Out.end(), [](const Piece &A, const Piece &B) {
+    unsigned long long X = A.Here + A.Older + A.LeftOut,
+                       Y = B.Here + B.Older + B.LeftOut;
+    return X != Y ? X > Y : A.Addr < B.Addr;
+  });
+  return Out;
+}
+
+static const char *pieceKind(const Piece &P) {
+  return P.Kind == kHeapInUse ? "heap" : kindName(P.Kind);
+}
+
+static void printWhere(const std::vector<Piece> &Pieces) {
+  if (Pieces.empty())
+    return;
+  printf("\nwhere the bytes go (raw bytes stored here, taken from older "
+         "images, left out; stored~ estimated at the section's ratio):\n");
+  printf("%-40s %-38s %12s %10s %12s %12s\n", "name", "kind", "here",
+         "stored~", "older", "left out");
+  size_t Shown = 0;
+  unsigned long long Rest[3] = {};
+  size_t NRest = 0;
+  for (const Piece &P : Pieces) {
+    if (P.Here + P.Older + P.LeftOut == 0)
+      continue;
+    if (Shown == 20) {
+      Rest[0] += P.Here, Rest[1] += P.Older, Rest[2] += P.LeftOut, ++NRest;
+      continue;
+    }
+    ++Shown;
+    std::string N = P.Name.size() > 40 ? P.Name.substr(0, 37) + "..." : P.Name;
+    printf("%-40s %-38s %12llu %10.0f %12llu %12llu\n", N.c_str(),
+           pieceKind(P), P.Here, P.Stored, P.Older, P.LeftOut);
+  }
+  if (NRest)
+    printf("(%zu more) %66s %12llu %10s %12llu %12llu\n", NRest, "", Rest[0],
+           "", Rest[1], Rest[2]);
+}
+
+static void jsonString(const std::string &S) {
+  putchar('"');
+  for (char C : S)
+    if (C == '"' || C == '\\')
+      printf("\\%c", C);
+    else if ((unsigned char)C < 0x20)
+      printf("\\u%04x", C);
+    else
+      putchar(C);
+  putchar('"');
+}
+
 // The same facts as cmdInfo, for scripts.
 static void printJson(const char *Path, const ImageHeader &H, const char *Id,
-                      const ChunkTable &T) {
+                      const ChunkTable &T, const std::vector<Piece> &Map) {
   unsigned long long Here = 0, Elsewhere = 0;
   for (size_t I = 0; I < T.size(); ++I)
     (T[I].Version == H.Version ? Here : Elsewhere) += T[I].Len;
@@ -91,6 +266,17 @@ static void printJson(const char *Path, const ImageHeader &H, const char *Id,
            I ? ", " : "", sectionName(S.Type), codecName(S.Codec),
            (unsigned long long)S.RawSize, (unsigned long long)S.StoredSize);
   }
+  printf("], \"where\": [");
+  bool First = true;
+  for (const Piece &P : Map) {
+    printf("%s{\"name\": ", First ? "" : ", ");
+    jsonString(P.Name);
+    printf(", \"kind\": \"%s\", \"addr\": %llu, \"here\": %llu, "
+           "\"stored_estimate\": %.0f, \"older\": %llu, \"left_out\": %llu}",
+           pieceKind(P), (unsigned long long)P.Addr, P.Here, P.Stored, P.Older,
+           P.LeftOut);
+    First = false;
+  }
   printf("]}\n");
 }
 
@@ -110,8 +296,9 @@ static int cmdInfo(const char *Path, bool Json) {
     fprintf(stderr, "ccc: %s: %s\n", Path, SC ? R.error() : "no chunk table");
     return 1;
   }
+  std::vector<Piece> Map = whereBytesGo(R, Chunks);
   if (Json) {
-    printJson(Path, H, Id, Chunks);
+    printJson(Path, H, Id, Chunks, Map);
     return 0;
   }
   time_t T = H.CreatedNs / 1000000000ull;
@@ -146,6 +333,7 @@ static int cmdInfo(const char *Path, bool Json) {
   humanSize(B, sizeof(B), Stored);
   printf("total    %13s %14llu %14llu %7.2f  (%s -> %s)\n", "", Raw, Stored,
          Stored ? (double)Raw / Stored : 0.0, A, B);
+  printWhere(Map);
   return 0;
 }
 

@@ -49,8 +49,10 @@ struct ccc_global_record {
 #define CCC_USER_MAIN "__ccc_user_main"       /* int (int, char**, char**) */
 /* Called right before a site's slow path: heap bytes [p, p+n) are dead at
  * this site (the pass proved it), so the image taken in the next slow-path
- * call leaves them out. n == 0: nothing. */
-#define CCC_DEAD_AT_SITE "__ccc_dead_at_site" /* void (void *p, uint64_t n) */
+ * call leaves them out. n == 0: nothing. where: the allocation's source
+ * location ("file:line in function"), for `ckpt info`. */
+#define CCC_DEAD_AT_SITE                                                       \
+  "__ccc_dead_at_site" /* void (void *p, uint64_t n, const char *where) */
 /* Defined by the pass when main initialises a language runtime (flang's
  * _FortranAProgramStart); the runtime calls it on restart, after the image
  * is restored, since the restored process never runs main's prologue. */

@@ -15,13 +15,15 @@ declare void @__ccc_free(ptr)
 declare i32 @__ccc_checkpoint_slow(i32)
 declare void @use(ptr)
 
+; The allocation's place, for `ckpt info` (no debug information here).
+; CHECK: @ccc.alloc = {{.*}} c"scratch_filled_each_step\00"
 ; CHECK-LABEL: define void @scratch_filled_each_step(
 ; CHECK:       %[[BYTES:.*]] = shl nuw nsw i64 %n, 3
 ; CHECK:       %[[W:.*]] = call ptr @__ccc_malloc(i64 %[[BYTES]])
 ; CHECK:       %[[S:.*]] = call ptr @__ccc_malloc(i64 %[[BYTES]])
 ; CHECK:       step:
 ; CHECK-NEXT:  phi
-; CHECK-NEXT:  call void @__ccc_dead_at_site(ptr %[[W]], i64 %[[BYTES]])
+; CHECK-NEXT:  call void @__ccc_dead_at_site(ptr %[[W]], i64 %[[BYTES]], ptr @ccc.alloc)
 ; CHECK-NEXT:  call i32 @__ccc_checkpoint_slow(i32 0)
 ; CHECK-NOT:   __ccc_dead_at_site
 ; CHECK:       ret void
@@ -70,7 +72,7 @@ exit:
 ; CHECK:       %[[W:.*]] = call ptr @__ccc_malloc(i64 %[[B]])
 ; CHECK:       %[[G:.*]] = icmp sgt i64 %n, 0
 ; CHECK-NEXT:  %[[L:.*]] = select i1 %[[G]], i64 %[[B]], i64 0
-; CHECK-NEXT:  call void @__ccc_dead_at_site(ptr %[[W]], i64 %[[L]])
+; CHECK-NEXT:  call void @__ccc_dead_at_site(ptr %[[W]], i64 %[[L]], ptr @ccc.alloc.1)
 ; CHECK-NEXT:  call i32 @__ccc_checkpoint_slow(i32 1)
 define void @guarded_fill(i64 %n) {
 entry:

@@ -1,0 +1,37 @@
+//===- ElfSymbols.h - The executable's own symbol table ---------*- C++ -*-===//
+//
+// The running executable (/proc/self/exe) mapped read-only, with its
+// section headers and .symtab: the unsaved-globals check lists data
+// objects from it, and images name the stack frames of a checkpoint with
+// its function symbols.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_RT_ELFSYMBOLS_H
+#define CCC_RT_ELFSYMBOLS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <elf.h>
+
+namespace ccc {
+struct ElfFile {
+  const char *Base = nullptr; // null: not mapped
+  size_t Size = 0;
+  const Elf64_Ehdr *Eh = nullptr;
+  const Elf64_Shdr *Sh = nullptr;
+  const char *ShStr = nullptr;
+  const Elf64_Sym *Syms = nullptr; // null: stripped
+  size_t NSyms = 0;
+  const char *Str = nullptr;
+  uintptr_t Bias = 0; // load address of the executable (PIE)
+
+  // Maps /proc/self/exe; false if it is not a readable 64-bit ELF file.
+  bool openSelf();
+  void close();
+};
+
+// The function of the executable containing address IP, or null. The
+// symbols are read once and kept.
+const char *executableFunctionAt(uintptr_t IP);
+} // namespace ccc
+#endif
