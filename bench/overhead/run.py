@@ -3,7 +3,7 @@
 run without taking a checkpoint (sites executed, nothing due).
 
 Programs: the demo (demo/heat.c, serial) and the size kernels (bench/size:
-cg, stencil, zero_freed; MPI, Open MPI). Plain builds: clang-19 -O2 (Open
+cg, stencil, zero_freed, fft, particles; MPI, Open MPI). Plain builds: clang-19 -O2 (Open
 MPI's mpicc with OMPI_CC=clang-19 for the kernels) with stub/ccc.h, whose
 sites are empty inline functions; ccc builds: ckpt-cc -O2 (--mpi=openmpi).
  * wall time: hyperfine, plain and ccc of each program and rank count (1
@@ -46,6 +46,12 @@ PROGRAMS = {
     "zero_freed": (os.path.join(SIZE, "zero_freed.c"), True,
                    {"full": ["48", "150"], "smoke": ["4", "5"]}, 4,
                    lambda s: ["4", str(s)]),
+    "fft": (os.path.join(SIZE, "fft.c"), True,
+            {"full": ["48", "STEPS_FFT"], "smoke": ["4", "5"]}, 4,
+            lambda s: ["4", str(s)]),
+    "particles": (os.path.join(SIZE, "particles.c"), True,
+                  {"full": ["48", "STEPS_PART"], "smoke": ["4", "5"]}, 4,
+                  lambda s: ["4", str(s)]),
 }
 
 
