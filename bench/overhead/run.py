@@ -47,10 +47,10 @@ PROGRAMS = {
                    {"full": ["48", "150"], "smoke": ["4", "5"]}, 4,
                    lambda s: ["4", str(s)]),
     "fft": (os.path.join(SIZE, "fft.c"), True,
-            {"full": ["48", "STEPS_FFT"], "smoke": ["4", "5"]}, 4,
+            {"full": ["48", "60"], "smoke": ["4", "5"]}, 4,
             lambda s: ["4", str(s)]),
     "particles": (os.path.join(SIZE, "particles.c"), True,
-                  {"full": ["48", "STEPS_PART"], "smoke": ["4", "5"]}, 4,
+                  {"full": ["48", "12"], "smoke": ["4", "5"]}, 4,
                   lambda s: ["4", str(s)]),
 }
 
