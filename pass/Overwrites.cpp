@@ -215,19 +215,25 @@ void OverwriteFlow::findKills() {
         KillInsts.insert(MI);
     }
   }
+  // The guard of an overwrite (a rotated loop's `if (n > 0)`, or a memset
+  // under one): a conditional branch that is the only way into the block
+  // that leads to it.
+  auto NoteGuard = [&](const BasicBlock *Into) {
+    if (const BasicBlock *GB = Into->getSinglePredecessor())
+      if (auto *Br = dyn_cast<BranchInst>(GB->getTerminator());
+          Br && Br->isConditional() && isa<ICmpInst>(Br->getCondition()) &&
+          Br->getSuccessor(0) != Br->getSuccessor(1))
+        GuardedKill[GB] = Into;
+  };
+  for (const Instruction *K : KillInsts)
+    NoteGuard(K->getParent());
   for (auto &[L, Stores] : LoopStores) {
     Loop *Nest = nestCovering(L, Stores);
     BasicBlock *PH = Nest ? Nest->getLoopPreheader() : nullptr;
     if (!PH || !nestIsClean(Nest))
       continue;
     KillHeaders.insert(Nest->getHeader());
-    // The guard of a rotated loop: a conditional branch that is the only
-    // way into the preheader.
-    if (BasicBlock *GB = PH->getSinglePredecessor())
-      if (auto *Br = dyn_cast<BranchInst>(GB->getTerminator());
-          Br && Br->isConditional() && isa<ICmpInst>(Br->getCondition()) &&
-          Br->getSuccessor(0) != Br->getSuccessor(1))
-        GuardToPreheader[GB] = PH;
+    NoteGuard(PH);
   }
 }
 
@@ -251,8 +257,8 @@ bool OverwriteFlow::deadFrom(const Instruction *From, const Instruction *Anchor,
       Work.push_back(&To->front());
   };
   auto FollowSuccessors = [&](const BasicBlock *BB) {
-    auto G = GuardToPreheader.find(BB);
-    if (G != GuardToPreheader.end() && Assume) {
+    auto G = GuardedKill.find(BB);
+    if (G != GuardedKill.end() && Assume) {
       auto *Br = cast<BranchInst>(BB->getTerminator());
       auto *Cond = cast<ICmpInst>(Br->getCondition());
       if (stableAt(Cond->getOperand(0), Anchor) &&

@@ -94,10 +94,11 @@ private:
   llvm::ScalarEvolution &SE;
   llvm::SmallPtrSet<const llvm::Instruction *, 4> KillInsts;
   // Headers of loop nests that overwrite the object whole, and the
-  // conditional branch (if any) that alone leads to each nest's preheader.
+  // conditional branches that alone lead to an overwrite (to the block
+  // holding it, or a nest's preheader).
   llvm::SmallPtrSet<const llvm::BasicBlock *, 4> KillHeaders;
   llvm::SmallDenseMap<const llvm::BasicBlock *, const llvm::BasicBlock *, 4>
-      GuardToPreheader;
+      GuardedKill;
 
   bool isBase(const llvm::SCEV *S) const;
   const llvm::SCEV *toI64(const llvm::SCEV *S) const;

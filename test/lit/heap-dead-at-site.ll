@@ -95,6 +95,27 @@ after:
   ret void
 }
 
+; A memset under a guard (what loop-idiom makes of a fill loop).
+; CHECK-LABEL: define void @guarded_memset(
+; CHECK:       %[[W:.*]] = call ptr @__ccc_malloc(i64 %b)
+; CHECK:       %[[G:.*]] = icmp sgt i64 %n, 0
+; CHECK-NEXT:  %[[L:.*]] = select i1 %[[G]], i64 %b, i64 0
+; CHECK-NEXT:  call void @__ccc_dead_at_site(ptr %[[W]], i64 %[[L]], ptr @ccc.alloc.2)
+define void @guarded_memset(i64 %n) {
+entry:
+  %b = shl nuw nsw i64 %n, 3
+  %w = call ptr @__ccc_malloc(i64 %b)
+  %r = call i32 @__ccc_checkpoint_slow(i32 1)
+  %g = icmp sgt i64 %n, 0
+  br i1 %g, label %fill, label %after
+fill:
+  call void @llvm.memset.p0.i64(ptr %w, i8 -1, i64 %b, i1 false)
+  br label %after
+after:
+  %v = load double, ptr %w
+  ret void
+}
+
 ; Nothing is marked: one element short; passed to a call; freed before the
 ; site (its memory may hold another object); a pointer through a phi.
 ; CHECK-LABEL: define void @not_dead(
@@ -151,3 +172,4 @@ exit:
 }
 
 declare void @llvm.assume(i1)
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
