@@ -154,6 +154,11 @@ void ccc::findGlobalsDeadAtSites(Module &M, ModuleAnalysisManager &MAM,
     uint64_t Size = DL.getTypeAllocSize(G.getValueType()).getFixedValue();
     bool IsDead = true;
     for (Function *F : A.Functions) {
+      // setjmp/longjmp: control comes back along no edge of the CFG.
+      if (F->callsFunctionThatReturnsTwice()) {
+        IsDead = false;
+        break;
+      }
       auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(*F);
       OverwriteFlow Flow(*F, G, SE.getConstant(Type::getInt64Ty(M.getContext()), Size), A, IsSite,
                          /*NestMayHoldSites=*/false,

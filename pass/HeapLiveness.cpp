@@ -119,6 +119,9 @@ const SCEV *allocationSizeSCEV(CallInst &CI, ScalarEvolution &SE) {
 
 PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
                                              FunctionAnalysisManager &FAM) {
+  // setjmp/longjmp: control comes back along no edge of the CFG.
+  if (F.callsFunctionThatReturnsTwice())
+    return PreservedAnalyses::all();
   SmallVector<CallInst *, 4> Sites, Allocs;
   for (Instruction &I : instructions(F)) {
     if (isSlowPath(I))

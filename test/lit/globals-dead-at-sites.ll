@@ -33,6 +33,7 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK-DAG: @__ccc_gr.visible = {{.*}} i32 0,
 ; CHECK-DAG: @__ccc_gr.read_in_fill_loop = {{.*}} i32 0,
 ; CHECK-DAG: @__ccc_gr.fill_interleaved_gap = {{.*}} i32 0,
+; CHECK-DAG: @__ccc_gr.under_setjmp = {{.*}} i32 0,
 
 @fill_loop = internal global [1024 x double] zeroinitializer
 @fill_nest_2d = internal global [32 x [64 x double]] zeroinitializer
@@ -55,6 +56,7 @@ target triple = "x86_64-pc-linux-gnu"
 @read_in_fill_loop = internal global [1024 x double] zeroinitializer
 @fill_interleaved = internal global [1024 x double] zeroinitializer
 @fill_interleaved_gap = internal global [1024 x double] zeroinitializer
+@under_setjmp = internal global double 0.0
 
 declare i32 @__ccc_checkpoint_slow(i32)
 declare double @sqrt(double)
@@ -82,6 +84,7 @@ define void @step(i1 %c) {
   %v = load double, ptr @visible
   %l = call double @read_while_filling()
   %m = call double @vectorized_fill(i64 3)
+  %o = call double @scalar_under_setjmp(ptr null, double 1.0)
   ret void
 }
 
@@ -294,4 +297,13 @@ read:
   %w = load double, ptr %r
   %s = fadd double %v, %w
   ret double %s
+}
+
+; Overwritten before read, but the function calls setjmp: live.
+declare i32 @setjmp(ptr) returns_twice
+define internal double @scalar_under_setjmp(ptr %env, double %x) {
+  %j = call i32 @setjmp(ptr %env) returns_twice
+  store double %x, ptr @under_setjmp
+  %v = load double, ptr @under_setjmp
+  ret double %v
 }

@@ -116,6 +116,21 @@ after:
   ret void
 }
 
+; The same under setjmp (control may come back along no edge): nothing.
+; CHECK-LABEL: define void @memset_with_setjmp(
+; CHECK-NOT:   __ccc_dead_at_site
+; CHECK:       ret void
+define void @memset_with_setjmp(i64 %n, ptr %env) {
+entry:
+  %b = shl nuw nsw i64 %n, 3
+  %w = call ptr @__ccc_malloc(i64 %b)
+  %j = call i32 @setjmp(ptr %env) returns_twice
+  %r = call i32 @__ccc_checkpoint_slow(i32 1)
+  call void @llvm.memset.p0.i64(ptr %w, i8 -1, i64 %b, i1 false)
+  %v = load double, ptr %w
+  ret void
+}
+
 ; Nothing is marked: one element short; passed to a call; freed before the
 ; site (its memory may hold another object); a pointer through a phi.
 ; CHECK-LABEL: define void @not_dead(
@@ -172,4 +187,5 @@ exit:
 }
 
 declare void @llvm.assume(i1)
+declare i32 @setjmp(ptr) returns_twice
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
