@@ -23,6 +23,41 @@ using namespace llvm;
 
 namespace ccc {
 
+// A function of this module that calls nothing but intrinsics and functions
+// that only read memory (or are such functions themselves): it can neither
+// free memory nor take a checkpoint.
+static bool isLeaf(const Function &F, unsigned Depth = 0) {
+  if (F.isDeclaration() || Depth > 4)
+    return false;
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB)
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        const Function *Callee = CB->getCalledFunction();
+        if (CB->isInlineAsm() || !Callee)
+          return false;
+        if (Callee->isIntrinsic() || Callee->onlyReadsMemory())
+          continue;
+        if (!isLeaf(*Callee, Depth + 1))
+          return false;
+      }
+  return true;
+}
+
+// A call that gets the object's address as an argument the callee does not
+// capture, of a leaf function: it may read (and write) the object during
+// the call only, and neither frees it nor checkpoints meanwhile.
+static bool isLeafCallTaking(const CallBase &CB, const Value *V) {
+  const Function *Callee = CB.getCalledFunction();
+  if (!Callee || CB.getCalledOperand() == V || !isLeaf(*Callee))
+    return false;
+  for (unsigned I = 0; I < CB.arg_size(); ++I)
+    if (CB.getArgOperand(I) == V &&
+        (I >= Callee->arg_size() ||
+         !Callee->hasParamAttribute(I, Attribute::NoCapture)))
+      return false;
+  return true;
+}
+
 static bool collect(const Value *V, ObjectAccesses &A, StringRef FreeName,
                     bool IsBase, unsigned Depth) {
   if (Depth > 8)
@@ -60,11 +95,14 @@ static bool collect(const Value *V, ObjectAccesses &A, StringRef FreeName,
       continue;
     } else if (auto *CB = dyn_cast<CallBase>(I)) {
       const Function *Callee = CB->getCalledFunction();
-      if (!IsBase || FreeName.empty() || !Callee ||
-          Callee->getName() != FreeName || CB->arg_size() != 1 ||
-          CB->getArgOperand(0) != V)
+      if (IsBase && !FreeName.empty() && Callee &&
+          Callee->getName() == FreeName && CB->arg_size() == 1 &&
+          CB->getArgOperand(0) == V)
+        A.Frees.push_back(const_cast<CallBase *>(CB));
+      else if (isLeafCallTaking(*CB, V))
+        A.Reads.insert(CB); // and maybe writes: never a whole overwrite
+      else
         return false;
-      A.Frees.push_back(const_cast<CallBase *>(CB));
     } else if (isa<ICmpInst>(I)) {
       continue;
     } else if (isa<GetElementPtrInst, BitCastInst, AddrSpaceCastInst>(I)) {

@@ -43,8 +43,10 @@ struct ObjectAccesses {
 
 // Follows the address Base through GEPs and casts. False when it reaches
 // anything but loads, stores (as the address), memset/memcpy/memmove,
-// lifetime markers, compares, and calls of FreeName (if given) with Base
-// itself: then others may read or write the object unseen.
+// lifetime markers, compares, calls of FreeName (if given) with Base
+// itself, and calls of leaf functions of the module (calling nothing but
+// intrinsics and functions that only read memory) that do not capture it
+// (counted as reads): then others may read or write the object unseen.
 bool collectAccesses(const llvm::Value *Base, ObjectAccesses &A,
                      llvm::StringRef FreeName = {});
 

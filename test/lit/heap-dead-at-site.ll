@@ -131,6 +131,49 @@ entry:
   ret void
 }
 
+; Passed, after the overwrite, to a leaf function that does not capture it
+; (it calls only intrinsics): still dead. Passed to one that calls an
+; external function (which might free it or take a checkpoint), or that may
+; capture it: not analysed.
+; CHECK-LABEL: define void @passed_to_calls(
+; CHECK:       %[[A:.*]] = call ptr @__ccc_malloc(i64 %b)
+; CHECK:       call void @__ccc_dead_at_site(ptr %[[A]], i64 %b, ptr @ccc.alloc.3)
+; CHECK-NOT:   __ccc_dead_at_site
+; CHECK:       ret void
+define void @passed_to_calls(i64 %n) {
+entry:
+  %b = shl nuw nsw i64 %n, 3
+  %leaf = call ptr @__ccc_malloc(i64 %b)
+  %nonleaf = call ptr @__ccc_malloc(i64 %b)
+  %captured = call ptr @__ccc_malloc(i64 %b)
+  %r = call i32 @__ccc_checkpoint_slow(i32 1)
+  call void @llvm.memset.p0.i64(ptr %leaf, i8 0, i64 %b, i1 false)
+  call void @llvm.memset.p0.i64(ptr %nonleaf, i8 0, i64 %b, i1 false)
+  call void @llvm.memset.p0.i64(ptr %captured, i8 0, i64 %b, i1 false)
+  call void @scale(ptr %leaf, i64 %n)
+  call void @scale_and_report(ptr %nonleaf, i64 %n)
+  call void @scale_may_capture(ptr %captured, i64 %n)
+  ret void
+}
+
+define internal void @scale(ptr nocapture %p, i64 %n) {
+  %v = load double, ptr %p
+  %w = fmul double %v, 2.0
+  store double %w, ptr %p
+  ret void
+}
+
+define internal void @scale_and_report(ptr nocapture %p, i64 %n) {
+  %v = load double, ptr %p
+  call void @use(ptr null)
+  ret void
+}
+
+define internal void @scale_may_capture(ptr %p, i64 %n) {
+  %v = load double, ptr %p
+  ret void
+}
+
 ; Nothing is marked: one element short; passed to a call; freed before the
 ; site (its memory may hold another object); a pointer through a phi.
 ; CHECK-LABEL: define void @not_dead(
