@@ -391,6 +391,11 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   if (!W.beginSection(SecLoadMap, false) ||
       !W.addBytes(RT.LoadMap, RT.LoadMapLen) || !W.endSection())
     return false;
+  if (NumDeadAtSite)
+    CCC_INFO("checkpoint %llu: %llu bytes of heap dead at this site left out "
+             "(%u objects)",
+             (unsigned long long)Version, (unsigned long long)deadAtSiteBytes(),
+             NumDeadAtSite);
   MapBuffer Map;
   describeMemory(Map);
   if (!Map.write(W, Cfg.CompressLevel > 0))
