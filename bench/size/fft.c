@@ -26,15 +26,6 @@ typedef struct {
   long NX, NY, NXl, NYl;
 } Grid;
 
-// Hashed noise in [-0.5, 0.5) (as incompressible as measured data).
-static double noise(uint64_t G) {
-  uint64_t H = G * 0x9e3779b97f4a7c15ull;
-  H ^= H >> 31;
-  H *= 0x94d049bb133111ebull;
-  H ^= H >> 29;
-  return (double)(H >> 11) / 9007199254740992.0 - 0.5;
-}
-
 // Tw[K] = exp(-2 pi i K / N), K < N / 2.
 static Complex *twiddles(long N) {
   Complex *Tw = malloc(N / 2 * sizeof(Complex));
@@ -146,10 +137,10 @@ int main(int argc, char **argv) {
       long Y = Rank * G.NYl + I, P = I * G.NX + J;
       uint64_t Gi = (uint64_t)(Y * G.NX + J);
       double Wave = 0.2 * cos(2 * M_PI * 3 * (double)J / (double)G.NX);
-      A[P].Re = 0.3 * noise(4 * Gi) + Wave;
-      A[P].Im = 0.3 * noise(4 * Gi + 1);
-      B[P].Re = 0.3 * noise(4 * Gi + 2);
-      B[P].Im = 0.3 * noise(4 * Gi + 3) + Wave;
+      A[P].Re = 0.3 * bench_noise(4 * Gi) + Wave;
+      A[P].Im = 0.3 * bench_noise(4 * Gi + 1);
+      B[P].Re = 0.3 * bench_noise(4 * Gi + 2);
+      B[P].Im = 0.3 * bench_noise(4 * Gi + 3) + Wave;
     }
   // exp(Dt (1 - (1 + i C1) k^2)) / (NX NY), laid out as t: column-major.
   for (long J = 0; J < G.NXl; ++J)

@@ -21,15 +21,6 @@ typedef struct {
   int32_t Hits;    // close encounters so far
 } Particle;
 
-// Hashed noise in [-0.5, 0.5).
-static double noise(uint64_t G) {
-  uint64_t H = G * 0x9e3779b97f4a7c15ull;
-  H ^= H >> 31;
-  H *= 0x94d049bb133111ebull;
-  H ^= H >> 29;
-  return (double)(H >> 11) / 9007199254740992.0 - 0.5;
-}
-
 // The cell of coordinate X in [0, L) among NC per side.
 static long cellOf(double X, double InvCell, long NC) {
   long C = (long)(X * InvCell);
@@ -77,8 +68,8 @@ int main(int argc, char **argv) {
     double Scale = sqrt(Temp / (P->Species ? 2.0 : 1.0));
     for (int K = 0; K < 3; ++K) {
       uint64_t G = 8 * (uint64_t)P->Id + K;
-      P->X[K] = ((double)Site[K] + 0.5 + 0.1 * noise(G)) * Lattice;
-      P->V[K] = 3.4 * Scale * noise(G + 3); // variance 3.4^2/12 ~ 1
+      P->X[K] = ((double)Site[K] + 0.5 + 0.1 * bench_noise(G)) * Lattice;
+      P->V[K] = 3.4 * Scale * bench_noise(G + 3); // variance 3.4^2/12 ~ 1
     }
   }
   double Oracle = (double)N * sizeof(Particle);
