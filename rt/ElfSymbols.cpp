@@ -3,6 +3,7 @@
 
 #include "LibcHeap.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -63,11 +64,6 @@ struct FunctionSym {
   uintptr_t Lo, Hi;
   const char *Name; // in strings copied out of the file
 };
-int byLo(const void *A, const void *B) {
-  uintptr_t X = static_cast<const FunctionSym *>(A)->Lo,
-            Y = static_cast<const FunctionSym *>(B)->Lo;
-  return X < Y ? -1 : X > Y;
-}
 } // namespace
 
 const char *executableFunctionAt(uintptr_t IP) {
@@ -99,17 +95,14 @@ const char *executableFunctionAt(uintptr_t IP) {
       Names += L;
     }
     E.close();
-    if (Funcs)
-      qsort(Funcs, NFuncs, sizeof(FunctionSym), byLo);
+    std::sort(Funcs, Funcs + NFuncs,
+              [](const FunctionSym &X, const FunctionSym &Y) {
+                return X.Lo < Y.Lo;
+              });
   }
-  size_t L = 0, H = NFuncs; // first symbol starting above IP
-  while (L < H) {
-    size_t M = (L + H) / 2;
-    if (Funcs[M].Lo <= IP)
-      L = M + 1;
-    else
-      H = M;
-  }
-  return L > 0 && IP < Funcs[L - 1].Hi ? Funcs[L - 1].Name : nullptr;
+  const FunctionSym *Above = std::upper_bound(
+      Funcs, Funcs + NFuncs, IP,
+      [](uintptr_t V, const FunctionSym &F) { return V < F.Lo; });
+  return Above != Funcs && IP < Above[-1].Hi ? Above[-1].Name : nullptr;
 }
 } // namespace ccc

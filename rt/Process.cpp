@@ -169,10 +169,6 @@ const GlobalRange *registeredGlobals(size_t *Count) {
       GlobalRange &G = Table[N++];
       G.Size = R.size;
       G.Name = R.name;
-      // Not saved: comes back from the binary, or its value is never read
-      // after a site.
-      G.NeverWritten =
-          R.flags & (CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES);
       G.Flags = R.flags;
       if (R.flags & CCC_GLOBAL_TLS)
         G.TlsGetter = reinterpret_cast<void *(*)()>(R.addr);
@@ -189,8 +185,11 @@ const GlobalRange *registeredGlobals(size_t *Count) {
         uintptr_t End = Table[I].Addr + Table[I].Size;
         if (End > Table[Out - 1].Addr + Table[Out - 1].Size)
           Table[Out - 1].Size = End - Table[Out - 1].Addr;
-        // Saved if any module's record says it may be written.
-        Table[Out - 1].NeverWritten &= Table[I].NeverWritten;
+        // Saved if any module's record says it may be written: the
+        // not-saved flags hold only if every record has them.
+        const uint32_t NotSaved =
+            CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES;
+        Table[Out - 1].Flags &= Table[I].Flags | ~NotSaved;
         continue;
       }
       if (Out && Table[I].TlsGetter &&

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ccc/abi.h"
+
 namespace ccc {
 // NT_GNU_BUILD_ID of the executable, or a hash of its file if it has none.
 uint32_t executableBuildId(uint8_t *Out, uint32_t Cap);
@@ -28,8 +30,16 @@ struct GlobalRange {
   uint64_t Size;
   const char *Name;
   void *(*TlsGetter)(); // non-null for thread-locals (Addr unused)
-  bool NeverWritten;    // or dead at every site: images leave it out
   uint32_t Flags;       // CCC_GLOBAL_* of its record
+  // Left out of images: comes back from the binary, or its value is never
+  // read after a site (the pass proved it).
+  bool unsaved() const {
+    return Flags & (CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES);
+  }
+  // Its address now (the calling thread's instance of a thread-local).
+  uintptr_t address() const {
+    return TlsGetter ? reinterpret_cast<uintptr_t>(TlsGetter()) : Addr;
+  }
 };
 // The registered globals, sorted by address, duplicates merged. Built once.
 const GlobalRange *registeredGlobals(size_t *Count);

@@ -236,7 +236,7 @@ void sampleGlobals(Sampler &S) {
   size_t NG;
   const GlobalRange *G = registeredGlobals(&NG);
   for (size_t I = 0; I < NG; ++I)
-    if (!G[I].TlsGetter && !G[I].NeverWritten)
+    if (!G[I].TlsGetter && !G[I].unsaved())
       S.offer(G[I].Addr, G[I].Size);
 }
 
@@ -337,9 +337,7 @@ void describeMemory(MapBuffer &M) {
   size_t NG;
   const GlobalRange *G = registeredGlobals(&NG);
   for (size_t I = 0; I < NG; ++I) {
-    uintptr_t A = G[I].TlsGetter
-                      ? reinterpret_cast<uintptr_t>(G[I].TlsGetter())
-                      : G[I].Addr;
+    uintptr_t A = G[I].address();
     uint32_t Kind = G[I].Flags & CCC_GLOBAL_NEVER_WRITTEN ? MapGlobalNeverWritten
                     : G[I].Flags & CCC_GLOBAL_DEAD_AT_SITES
                         ? MapGlobalDeadAtSites
@@ -421,10 +419,9 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   if (!W.beginSection(SecGlobals, Z, RT.ShuffleGlobals))
     return false;
   for (size_t I = 0; I < NG; ++I) {
-    if (G[I].NeverWritten)
+    if (G[I].unsaved())
       continue;
-    uintptr_t A = G[I].TlsGetter ? reinterpret_cast<uintptr_t>(G[I].TlsGetter())
-                                 : G[I].Addr;
+    uintptr_t A = G[I].address();
     if (!writeIncluded(CW, SecGlobals, A, G[I].Size))
       return false;
   }
@@ -610,9 +607,7 @@ void *globalSink(uint64_t A, uint64_t L, void *C) {
   size_t NG;
   const GlobalRange *G = registeredGlobals(&NG);
   for (size_t I = 0; I < NG; ++I) {
-    uintptr_t Addr = G[I].TlsGetter
-                         ? reinterpret_cast<uintptr_t>(G[I].TlsGetter())
-                         : G[I].Addr;
+    uintptr_t Addr = G[I].address();
     // A piece of one global (images cut ranges into chunks).
     if (A >= Addr && L <= G[I].Size && A - Addr <= G[I].Size - L)
       return prefaulted(A, L);

@@ -18,6 +18,7 @@
 #include "Log.h"
 #include "Process.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -68,15 +69,9 @@ int byLo(const void *A, const void *B) {
 
 // Whether [Lo, Hi) lies inside one of the sorted, disjoint ranges.
 bool covered(const Range *R, size_t N, uintptr_t Lo, uintptr_t Hi) {
-  size_t L = 0, H = N;
-  while (L < H) {
-    size_t M = (L + H) / 2;
-    if (R[M].Lo <= Lo)
-      L = M + 1;
-    else
-      H = M;
-  }
-  return L > 0 && Lo < R[L - 1].Hi && Hi <= R[L - 1].Hi;
+  const Range *Above = std::upper_bound(
+      R, R + N, Lo, [](uintptr_t V, const Range &X) { return V < X.Lo; });
+  return Above != R && Lo < Above[-1].Hi && Hi <= Above[-1].Hi;
 }
 
 // Writable data the program may change after start (.data.rel.ro is made

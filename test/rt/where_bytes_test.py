@@ -7,39 +7,28 @@ here+older) equal to VALUE.
 
 usage: where_bytes_test.py CKPT EXPECTATION... -- PROGRAM [ARGS...]
 """
-import glob
 import json
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
+
+from first_image import first_image
 
 args = sys.argv[1:]
 ckpt, sep = args[0], args.index("--")
 expects, cmd = args[1:sep], args[sep + 1:]
-d = tempfile.mkdtemp(prefix="ccc-where-")
-try:
-    r = subprocess.run(cmd, env=dict(os.environ, CCC_DIR=d,
-                                     CCC_INTERVAL="0.05"),
-                       capture_output=True, text=True, timeout=300)
-    images = sorted(glob.glob(os.path.join(d, "*.ccc")))
-    if r.returncode != 0 or not images:
-        sys.exit("FAIL: the program failed or took no checkpoint:\n" + r.stderr)
-    subprocess.run([ckpt, "info", images[0]], check=True)
-    info = json.loads(subprocess.run([ckpt, "info", "--json", images[0]],
+with first_image(cmd) as image:
+    subprocess.run([ckpt, "info", image], check=True)
+    info = json.loads(subprocess.run([ckpt, "info", "--json", image],
                                      capture_output=True, text=True,
                                      check=True).stdout)
-    bad = 0
-    for e in expects:
-        kind, name, field, value = e.split("|")
-        got = [p["here"] + p["older"] if field == "here+older" else p[field]
-               for p in info["where"]
-               if p["kind"] == kind and p["name"].startswith(name)]
-        ok = int(value) in got
-        bad += not ok
-        print("%s %s %r %s == %s (pieces found: %s)" %
-              ("ok  " if ok else "FAIL", kind, name, field, value, got))
-    sys.exit(1 if bad else 0)
-finally:
-    shutil.rmtree(d, ignore_errors=True)
+bad = 0
+for e in expects:
+    kind, name, field, value = e.split("|")
+    got = [p["here"] + p["older"] if field == "here+older" else p[field]
+           for p in info["where"]
+           if p["kind"] == kind and p["name"].startswith(name)]
+    ok = int(value) in got
+    bad += not ok
+    print("%s %s %r %s == %s (pieces found: %s)" %
+          ("ok  " if ok else "FAIL", kind, name, field, value, got))
+sys.exit(1 if bad else 0)
