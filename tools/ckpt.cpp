@@ -119,21 +119,36 @@ static std::string demangled(const std::string &N) {
 // Reads SecMap and attributes the chunk table's bytes to its pieces; the
 // heap blocks in use and the stack not in a named frame are pieces of
 // their own. Empty for images without SecMap (written before it existed).
-static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T) {
+// A damaged map section is reported (Error) and the breakdown left out.
+static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T,
+                                       std::string &Error) {
   std::vector<Piece> Out;
   const ImageHeader &H = R.header();
   const SectionEntry *SM = R.find(SecMap);
   if (!SM)
     return Out;
-  std::string Buf(SM->RawSize, '\0');
-  if (!R.readBlob(*SM, Buf.data(), Buf.size()))
+  // Names are at most 240 bytes; a map of millions of records is damage.
+  if (SM->RawSize > (64u << 20)) {
+    Error = "map section of implausible size";
     return Out;
-  for (size_t Off = 0; Off + sizeof(MapRecord) <= Buf.size();) {
+  }
+  std::string Buf(SM->RawSize, '\0');
+  if (!R.readBlob(*SM, Buf.data(), Buf.size())) {
+    Error = R.error(); // names the section
+    return Out;
+  }
+  for (size_t Off = 0; Off < Buf.size();) {
     MapRecord M;
+    if (Buf.size() - Off < sizeof(M)) {
+      Error = "map section: truncated record";
+      return {};
+    }
     memcpy(&M, Buf.data() + Off, sizeof(M));
     Off += sizeof(M);
-    if (M.NameLen > Buf.size() - Off)
-      break;
+    if (M.NameLen > Buf.size() - Off) {
+      Error = "map section: a name runs past its end";
+      return {};
+    }
     Piece P;
     P.Kind = M.Kind, P.Addr = M.Addr, P.Len = M.Len;
     P.Name = demangled(std::string(Buf.data() + Off, M.NameLen));
@@ -296,10 +311,15 @@ static int cmdInfo(const char *Path, bool Json) {
     fprintf(stderr, "ccc: %s: %s\n", Path, SC ? R.error() : "no chunk table");
     return 1;
   }
-  std::vector<Piece> Map = whereBytesGo(R, Chunks);
+  std::string MapError;
+  std::vector<Piece> Map = whereBytesGo(R, Chunks, MapError);
+  if (!MapError.empty())
+    fprintf(stderr, "ccc: %s: %s (where the bytes go not shown)\n", Path,
+            MapError.c_str());
+  int Status = MapError.empty() ? 0 : 1;
   if (Json) {
     printJson(Path, H, Id, Chunks, Map);
-    return 0;
+    return Status;
   }
   time_t T = H.CreatedNs / 1000000000ull;
   char When[64];
@@ -334,7 +354,7 @@ static int cmdInfo(const char *Path, bool Json) {
   printf("total    %13s %14llu %14llu %7.2f  (%s -> %s)\n", "", Raw, Stored,
          Stored ? (double)Raw / Stored : 0.0, A, B);
   printWhere(Map);
-  return 0;
+  return Status;
 }
 
 // Referenced chunks are read into scratch memory: only their hashes count.

@@ -13,6 +13,7 @@ import os
 import resource
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -89,7 +90,39 @@ def truncate(path):
     os.truncate(path, os.path.getsize(path) // 2)
 
 
+def flip_map_byte(path):
+    """A byte of the map section (type 9, read by `ckpt info` only)."""
+    with open(path, "r+b") as f:
+        head = f.read(216 + 48 * 16)
+        count = struct.unpack_from("<I", head, 36)[0]
+        for i in range(count):
+            kind, _, off, stored = struct.unpack_from("<IIQQ", head, 216 + 48 * i)
+            if kind == 9:
+                f.seek(off + stored // 2)
+                b = f.read(1)
+                f.seek(off + stored // 2)
+                f.write(bytes([b[0] ^ 0x40]))
+                return
+    raise SystemExit("no map section in " + path)
+
+
 damaged("corrupt-byte", flip_byte, "corrupt")
+# The map section only tells `ckpt info` where the bytes go: its damage is
+# reported, and the image still restarts (nothing it needs is damaged).
+d = os.path.join(work, "corrupt-map")
+run_until_commits(d, 2)
+newest = images(d)[-1]
+flip_map_byte(newest)
+v = subprocess.run([CKPT, "verify", newest], capture_output=True, text=True)
+check(v.returncode == 1 and "ccc:" in v.stderr and "map section" in v.stderr,
+      f"corrupt-map: ckpt verify rejects it ({v.stderr.strip()})")
+i = subprocess.run([CKPT, "info", newest], capture_output=True, text=True)
+check(i.returncode == 1 and "ccc:" in i.stderr and "map section" in i.stderr
+      and "heap" in i.stdout,
+      f"corrupt-map: ckpt info names the damage, shows the rest ({i.stderr.strip()})")
+r = run(PROG, d)
+check(f"restarting from {newest}" in r.stderr and r.returncode == 0 and
+      r.stdout == reference, "corrupt-map: restarts from that image, same result")
 damaged("truncated", truncate, "truncated")
 
 # Images written by another build of the program.
