@@ -50,9 +50,9 @@ if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 # Open MPI's session directory and shared-memory segments in directories of
-# our own: the kill/restart harness, when it runs alongside, removes every
-# /tmp/ompi.* and /dev/shm/vader_segment.* that appeared during its trial,
-# and a job whose segment vanishes falls back to TCP (25 times slower).
+# our own, removed on exit: nothing of another job is touched, and nothing
+# of ours is left behind (a job whose segment vanishes falls back to TCP,
+# 25 times slower; the kill/restart harness does the same since stop 12).
 mkdir -p "$out/ompi"
 export OMPI_MCA_orte_tmpdir_base="$out/ompi" OMPI_MCA_btl_vader_backing_directory="$shm"
 
