@@ -2,10 +2,11 @@
 """Checkpoint size: ccc's images against system-level images of the same
 program at the same moment (bench/size).
 
-For every kernel (cg, stencil, zero_freed, fft, particles: MPI, Open MPI,
-2 ranks) it builds the kernel twice, with ckpt-cc and plain (mpicc,
--DBENCH_PLAIN: what a system-level checkpointer would checkpoint), runs
-each, and takes of rank 0 at the measurement moment (moment.h: step 3):
+For every kernel (cg, stencil, zero_freed, fft, particles in C; diffusion
+in Fortran: MPI, Open MPI, 2 ranks) it builds the kernel twice, with
+ckpt-cc / ckpt-fc and plain (mpicc / mpifort with flang, -DBENCH_PLAIN:
+what a system-level checkpointer would checkpoint), runs each, and takes
+of rank 0 at the measurement moment (moment.h: step 3):
 
   ccc first    the first ccc image (full), bytes in the file
   ccc incr     the mean size of the next 3 images (one per step; incremental)
@@ -43,7 +44,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 HERE = os.path.join(TOP, "bench", "size")
 # Kernel: whether it holds read-only data (the incremental target's set).
 KERNELS = {"cg": True, "stencil": True, "zero_freed": False, "fft": True,
-           "particles": False}
+           "particles": False, "diffusion": True}
 AT, INCR = 3, 3
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -108,6 +109,40 @@ def dirty_dump(pid, out):
                     total += len(data)
                     i = j
     return total
+
+
+def build(k, prefix, work):
+    """Builds kernel k plain and with ccc into work; returns the two
+    executables. C kernels: mpicc.openmpi -DBENCH_PLAIN against ckpt-cc.
+    Fortran kernels (k.f90, with moment_f.c for moment.h): flang-new-19
+    for both builds (ckpt-fc is flang; Open MPI's mpifort would be gfortran,
+    another compiler), the plain one through Open MPI's mpifort with
+    OMPI_FC, reading the mpi module ccc built for flang (flang cannot read
+    gfortran's); --as-needed leaves out gfortran's module libraries, which
+    the flang program does not use."""
+    bin_ = os.path.join(prefix, "bin")
+    plain, cccb = (os.path.join(work, k + s) for s in (".plain", ".ccc"))
+    src = os.path.join(HERE, k + ".c")
+    if os.path.exists(src):
+        subprocess.run(["mpicc.openmpi", "-O2", "-DBENCH_PLAIN", "-I", HERE,
+                        "-o", plain, src, "-lm"], check=True)
+        subprocess.run([os.path.join(bin_, "ckpt-cc"), "--mpi=openmpi", "-O2",
+                        "-I", HERE, "-o", cccb, src, "-lm"], check=True)
+        return plain, cccb
+    src = os.path.join(HERE, k + ".f90")
+    helper = os.path.join(HERE, "moment_f.c")
+    mods = os.path.join(prefix, "include", "ccc", "fortran", "openmpi")
+    po, co = plain + ".moment.o", cccb + ".moment.o"
+    subprocess.run(["clang-19", "-O2", "-DBENCH_PLAIN", "-I", HERE, "-c",
+                    "-o", po, helper], check=True)
+    subprocess.run(["mpifort.openmpi", "-O2", "-I" + mods, "-Wl,--as-needed",
+                    "-J", work, "-o", plain, src, po], check=True,
+                   env=dict(os.environ, OMPI_FC="flang-new-19"))
+    subprocess.run([os.path.join(bin_, "ckpt-cc"), "--mpi=openmpi", "-O2",
+                    "-I", HERE, "-c", "-o", co, helper], check=True)
+    subprocess.run([os.path.join(bin_, "ckpt-fc"), "--mpi=openmpi", "-O2",
+                    "-J", work, "-o", cccb, src, co], check=True)
+    return plain, cccb
 
 
 def ckpt_raw(ckpt, img):
@@ -305,12 +340,7 @@ def main():
     results = []
     try:
         for k in a.kernels.split(","):
-            src = os.path.join(HERE, k + ".c")
-            plain, cccb = (os.path.join(work, k + s) for s in (".plain", ".ccc"))
-            subprocess.run(["mpicc.openmpi", "-O2", "-DBENCH_PLAIN", "-I", HERE,
-                            "-o", plain, src, "-lm"], check=True)
-            subprocess.run([cc, "--mpi=openmpi", "-O2", "-I", HERE, "-o", cccb,
-                            src, "-lm"], check=True)
+            plain, cccb = build(k, a.prefix, work)
             r = {"kernel": k}
             r.update(system_images(k, plain, mb, os.path.join(work, k + "-sys")))
             r.update(ccc_images(k, cccb, mb, os.path.join(work, k + "-ccc"),
