@@ -231,8 +231,15 @@ template <typename H> H handleFromBits(uint64_t Bits) {
 
 constexpr uint32_t kHandleObj = 1, kHandleReq = 2;
 
-// Program handle <-> object. Predefined handles are not objects.
-Object *object(uint64_t HandleBits);
+// Program handle <-> object. Predefined handles are not objects. Inline:
+// every wrapped call translates two or three handles.
+inline Object *object(uint64_t Bits) {
+  uint32_t I;
+  if (!L || !decodeHandle(handleFromBits<MPI_Comm>(Bits), kHandleObj, &I) ||
+      I >= L->NObjs)
+    return nullptr;
+  return &L->Objs[I];
+}
 template <typename H> Object *object(H Handle) {
   return object(handleBits(Handle));
 }
@@ -241,12 +248,70 @@ template <typename H> H objectHandle(uint32_t Index) {
 }
 uint32_t newObject(ObjKind Kind, Recipe How);
 
-MPI_Comm realComm(MPI_Comm C);
-MPI_Datatype realType(MPI_Datatype T);
+inline MPI_Comm realComm(MPI_Comm C) {
+  Object *O = object(C);
+  return O ? O->Real.Comm : C;
+}
+inline MPI_Datatype realType(MPI_Datatype T) {
+  Object *O = object(T);
+  return O ? O->Real.Type : T;
+}
 MPI_Op realOp(MPI_Op O);
 MPI_Group realGroup(MPI_Group G);
-// World rank of rank R of communicator C (program handle).
-int worldRank(MPI_Comm C, int R);
+// World rank of rank R of communicator C (program handle); -1 if none.
+int worldRankOf(MPI_Comm C, int R);
+inline int worldRank(MPI_Comm C, int R) {
+  return C == MPI_COMM_WORLD ? R : worldRankOf(C, R);
+}
+
+// The byte count a status holds (what MPI_Get_elements_x reports for
+// MPI_BYTE), and setting it. Read from the implementation's own fields
+// where the layer knows them: the two calls cost about 200 instructions
+// per message, a good part of the layer's cost on small receives.
+inline MPI_Count statusBytes(const MPI_Status &S) {
+#if defined(OPEN_MPI)
+  return (MPI_Count)S._ucount;
+#elif defined(MPICH)
+  return (MPI_Count)((uint64_t)(uint32_t)S.count_lo |
+                     (uint64_t)((uint32_t)S.count_hi_and_cancelled >> 1)
+                         << 32);
+#else
+  MPI_Count B = 0;
+  PMPI_Get_elements_x(&S, MPI_BYTE, &B);
+  return B;
+#endif
+}
+inline bool statusCancelled(const MPI_Status &S) {
+#if defined(OPEN_MPI)
+  return S._cancelled;
+#elif defined(MPICH)
+  return S.count_hi_and_cancelled & 1;
+#else
+  int C = 0;
+  PMPI_Test_cancelled(&S, &C);
+  return C;
+#endif
+}
+// Whether a receive that returned Err got a message (whole, or truncated:
+// MPI returns error codes, whose class names the error).
+inline bool messageArrived(int Err) {
+  if (Err == MPI_SUCCESS)
+    return true;
+  int Class = MPI_ERR_OTHER;
+  PMPI_Error_class(Err, &Class);
+  return Class == MPI_ERR_TRUNCATE;
+}
+inline void setStatusBytes(MPI_Status &S, MPI_Count B) {
+#if defined(OPEN_MPI)
+  S._ucount = (size_t)B;
+#elif defined(MPICH)
+  S.count_lo = (int)(uint32_t)B;
+  S.count_hi_and_cancelled = (S.count_hi_and_cancelled & 1) |
+                             (int)(((uint64_t)B >> 32) << 1);
+#else
+  PMPI_Status_set_elements_x(&S, MPI_BYTE, B);
+#endif
+}
 // Records the members of a new communicator object.
 void recordMembers(Object &O);
 // Re-creates object I from its recipe (after a restart).

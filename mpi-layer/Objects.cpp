@@ -17,14 +17,6 @@
 namespace ccc {
 namespace mpi {
 
-Object *object(uint64_t Bits) {
-  uint32_t I;
-  if (!L || !decodeHandle(handleFromBits<MPI_Comm>(Bits), kHandleObj, &I) ||
-      I >= L->NObjs)
-    return nullptr;
-  return &L->Objs[I];
-}
-
 uint32_t newObject(ObjKind Kind, Recipe How) {
   if (L->NObjs == L->CapObjs) {
     uint32_t Cap = L->CapObjs ? 2 * L->CapObjs : 64;
@@ -43,14 +35,6 @@ uint32_t newObject(ObjKind Kind, Recipe How) {
   return L->NObjs++;
 }
 
-MPI_Comm realComm(MPI_Comm C) {
-  Object *O = object(C);
-  return O ? O->Real.Comm : C;
-}
-MPI_Datatype realType(MPI_Datatype T) {
-  Object *O = object(T);
-  return O ? O->Real.Type : T;
-}
 MPI_Op realOp(MPI_Op Op) {
   Object *O = object(Op);
   return O ? O->Real.Op : Op;
@@ -60,7 +44,7 @@ MPI_Group realGroup(MPI_Group G) {
   return O ? O->Real.Group : G;
 }
 
-int worldRank(MPI_Comm C, int R) {
+int worldRankOf(MPI_Comm C, int R) {
   if (C == MPI_COMM_WORLD)
     return R;
   if (C == MPI_COMM_SELF)

@@ -156,9 +156,7 @@ static void completed(Request &R, const MPI_Status &Real) {
   R.Done = true;
   R.Real = MPI_REQUEST_NULL;
   R.Status = S;
-  int Cancelled = 0;
-  PMPI_Test_cancelled(&S, &Cancelled);
-  if (R.Kind == ReqKind::Recv && !Cancelled)
+  if (R.Kind == ReqKind::Recv && !statusCancelled(S))
     countReceived(R.Comm, S.MPI_SOURCE);
 }
 
@@ -315,7 +313,7 @@ int MPI_Recv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
   MPI_Status Local;
   MPI_Status *S = Status == MPI_STATUS_IGNORE ? &Local : Status;
   int R = PMPI_Recv(B, N, realType(T), Src, Tag, realComm(C), S);
-  if (R == MPI_SUCCESS || R == MPI_ERR_TRUNCATE)
+  if (messageArrived(R))
     countReceived(C, S->MPI_SOURCE);
   return R;
 }

@@ -423,11 +423,8 @@ struct TypeShape {
 };
 TypeShape Shapes[32];
 
-int contiguousSize(MPI_Datatype Type) {
-  uint64_t H = handleBits(Type);
-  TypeShape &E = Shapes[(H ^ H >> 5 ^ H >> 12) % 32];
-  if (E.Valid && E.Type == Type)
-    return E.Size;
+__attribute__((noinline)) int contiguousSizeSlow(MPI_Datatype Type,
+                                                  TypeShape &E) {
   int Size;
   PMPI_Type_size(Type, &Size);
   MPI_Aint Lb, Ext, TLb, TExt;
@@ -438,31 +435,54 @@ int contiguousSize(MPI_Datatype Type) {
   return E.Size;
 }
 
+inline int contiguousSize(MPI_Datatype Type) {
+  uint64_t H = handleBits(Type);
+  TypeShape &E = Shapes[(H ^ H >> 5 ^ H >> 12) % 32];
+  if (E.Valid && E.Type == Type)
+    return E.Size;
+  return contiguousSizeSlow(Type, E);
+}
+
 // The bytes of Count elements of Type if they are contiguous and at most
 // kPackMax, else -1.
-int packedBytes(int Count, MPI_Datatype Type) {
+inline int packedBytes(int Count, MPI_Datatype Type) {
   int Size = contiguousSize(Type);
   if (Size < 0 || Count < 0 || (int64_t)Count * Size > kPackMax)
     return -1;
   return Count * Size;
 }
 
+// A message MPI truncated without delivering its header (MPICH delivers
+// nothing of a truncated message): the protocol cannot tell which side of
+// a recovery line it was sent on, so no later checkpoint could be proven
+// consistent.
+[[noreturn]] void headerMissing(const MPI_Status &S) {
+  fatal("a message from rank %d (tag %d) was truncated (the receive posted "
+        "fewer bytes than were sent) and MPI delivered none of it; under "
+        "CCC_PROTOCOL=nonblocking the layer needs its first %d bytes",
+        S.MPI_SOURCE, S.MPI_TAG, kHeaderBytes);
+}
+
 // The status the program sees: as if there were no header.
 void stripHeader(MPI_Status &S) {
-  MPI_Count Bytes = 0;
-  PMPI_Get_elements_x(&S, MPI_BYTE, &Bytes);
-  if (Bytes >= kHeaderBytes)
-    PMPI_Status_set_elements_x(&S, MPI_BYTE, Bytes - kHeaderBytes);
+  MPI_Count Bytes = statusBytes(S);
+  if (Bytes < kHeaderBytes)
+    headerMissing(S);
+  setStatusBytes(S, Bytes - kHeaderBytes);
 }
 
 // A packed message (Msg: header, then data) to the program's contiguous
-// buffer; strips the header from the status.
-void unpackReceived(const char *Msg, void *Buf, MPI_Status &S) {
-  MPI_Count Bytes = 0;
-  PMPI_Get_elements_x(&S, MPI_BYTE, &Bytes);
-  if (Bytes > kHeaderBytes)
-    memcpy(Buf, Msg + kHeaderBytes, Bytes - kHeaderBytes);
-  stripHeader(S);
+// buffer of Cap bytes; strips the header from the status. A truncated
+// message's status may count more than arrived (Open MPI counts what was
+// sent), so at most Cap bytes are copied.
+void unpackReceived(const char *Msg, void *Buf, int Cap, MPI_Status &S) {
+  MPI_Count Bytes = statusBytes(S);
+  if (Bytes < kHeaderBytes)
+    headerMissing(S);
+  MPI_Count Data = Bytes - kHeaderBytes;
+  if (Data)
+    memcpy(Buf, Msg + kHeaderBytes, Data < Cap ? Data : Cap);
+  setStatusBytes(S, Data);
 }
 
 bool isWild(int Src, int Tag) {
@@ -698,7 +718,7 @@ int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
   MPI_Comm RC = realComm(C);
   MPI_Datatype RT = realType(Type);
   typedef int (*Fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
-  Fn Fns[4] = {PMPI_Send, PMPI_Ssend, PMPI_Bsend, PMPI_Rsend};
+  static const Fn Fns[4] = {PMPI_Send, PMPI_Ssend, PMPI_Bsend, PMPI_Rsend};
   if (Dest == MPI_PROC_NULL)
     return Fns[Kind](Buf, Count, RT, Dest, Tag, RC);
   int W = worldRank(C, Dest);
@@ -731,7 +751,7 @@ int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
   MPI_Datatype RT = realType(Type);
   typedef int (*Fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
                     MPI_Request *);
-  Fn Fns[4] = {PMPI_Isend, PMPI_Issend, PMPI_Ibsend, PMPI_Irsend};
+  static const Fn Fns[4] = {PMPI_Isend, PMPI_Issend, PMPI_Ibsend, PMPI_Irsend};
   Request *R;
   MPI_Request H = newRequest(ReqKind::Send, &R);
   R->Peer = Dest;
@@ -791,8 +811,8 @@ int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
   if (int N = packedBytes(Count, RT); N >= 0) {
     alignas(8) char Msg[kHeaderBytes + kPackMax];
     R = PMPI_Recv(Msg, kHeaderBytes + N, MPI_BYTE, Src, Tag, realComm(C), S);
-    if (R == MPI_SUCCESS || R == MPI_ERR_TRUNCATE) {
-      unpackReceived(Msg, Buf, *S);
+    if (messageArrived(R)) {
+      unpackReceived(Msg, Buf, N, *S);
       classify(reinterpret_cast<uint32_t *>(Msg), C, PSrc, PTag, Op, *S,
                nullptr, 0, Buf, Type);
     }
@@ -802,7 +822,7 @@ int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
   MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
   R = PMPI_Recv(MPI_BOTTOM, 1, T, Src, Tag, realComm(C), S);
   PMPI_Type_free(&T);
-  if (R == MPI_SUCCESS || R == MPI_ERR_TRUNCATE) {
+  if (messageArrived(R)) {
     stripHeader(*S);
     classify(Hdr, C, PSrc, PTag, Op, *S, nullptr, 0, Buf, Type);
   }
@@ -866,12 +886,11 @@ int nbIrecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
 void nbCompleted(Request &R, MPI_Status &S) {
   if (R.Raw || R.Kind != ReqKind::Recv)
     return;
-  int Cancelled = 0;
-  PMPI_Test_cancelled(&S, &Cancelled);
-  if (Cancelled)
+  if (statusCancelled(S))
     return;
   if (R.Packed)
-    unpackReceived(reinterpret_cast<char *>(R.Hdr), R.Buf, S);
+    unpackReceived(reinterpret_cast<char *>(R.Hdr), R.Buf,
+                   packedBytes(R.Count, realType(R.Type)), S);
   else
     stripHeader(S);
   classify(headerOf(R), R.Comm, R.Peer, R.Tag, R.Op, S, nullptr, 0, R.Buf,
