@@ -3,9 +3,12 @@
 run without taking a checkpoint (sites executed, nothing due).
 
 Programs: the demo (demo/heat.c, serial) and the size kernels (bench/size:
-cg, stencil, zero_freed, fft, particles; MPI, Open MPI). Plain builds: clang-19 -O2 (Open
-MPI's mpicc with OMPI_CC=clang-19 for the kernels) with stub/ccc.h, whose
-sites are empty inline functions; ccc builds: ckpt-cc -O2 (--mpi=openmpi).
+cg, stencil, zero_freed, fft, particles in C, diffusion in Fortran; MPI,
+Open MPI). Plain builds: clang-19 -O2 (Open MPI's mpicc with
+OMPI_CC=clang-19 for the kernels) with stub/ccc.h, whose sites are empty
+inline functions; ccc builds: ckpt-cc -O2 (--mpi=openmpi). Fortran: flang-new-19
+-O2 for both (Open MPI's mpifort with OMPI_FC=flang-new-19, and ckpt-fc),
+moment_f.c built as the C kernels are.
  * wall time: hyperfine, plain and ccc of each program and rank count (1
    and 2 ranks under mpirun; 4 with --np 1,2,4), median and minimum;
  * instructions: valgrind --tool=callgrind of each serial run (the kernels
@@ -15,6 +18,7 @@ sites are empty inline functions; ccc builds: ckpt-cc -O2 (--mpi=openmpi).
 Targets (issue 6): <= 1.01 geomean, <= 1.03 worst.
 
 usage: bench/overhead/run.py [full|smoke] [--np 1,2] [--prefix PREFIX]
+                             [--programs heat,cg,...]
 """
 import argparse
 import json
@@ -52,7 +56,31 @@ PROGRAMS = {
     "particles": (os.path.join(SIZE, "particles.c"), True,
                   {"full": ["48", "12"], "smoke": ["4", "5"]}, 4,
                   lambda s: ["4", str(s)]),
+    "diffusion": (os.path.join(SIZE, "diffusion.f90"), True,
+                  {"full": ["48", "120"], "smoke": ["4", "5"]}, 4,
+                  lambda s: ["4", str(s)]),
 }
+
+
+def build_fortran(src, plain, ccc, prefix, env, work):
+    """A Fortran kernel and bench/size/moment_f.c, plain and with ccc; both
+    with flang (ckpt-fc's compiler; Open MPI's mpifort would be gfortran).
+    The plain build reads the mpi module ccc built for flang (flang cannot
+    read gfortran's); --as-needed drops gfortran's unused module
+    libraries."""
+    helper = os.path.join(SIZE, "moment_f.c")
+    mods = os.path.join(prefix, "include", "ccc", "fortran", "openmpi")
+    subprocess.run(["clang-19", "-O2", "-DBENCH_PLAIN", "-I", SIZE, "-c",
+                    "-o", plain + ".o", helper], check=True)
+    subprocess.run(["mpifort.openmpi", "-O2", "-I" + mods, "-Wl,--as-needed",
+                    "-J", work, "-o", plain, src, plain + ".o"], check=True,
+                   env=dict(env, OMPI_FC="flang-new-19"))
+    subprocess.run([os.path.join(prefix, "bin", "ckpt-cc"), "--mpi=openmpi",
+                    "-O2", "-I", SIZE, "-c", "-o", ccc + ".o", helper],
+                   check=True, env=env)
+    subprocess.run([os.path.join(prefix, "bin", "ckpt-fc"), "--mpi=openmpi",
+                    "-O2", "-J", work, "-o", ccc, src, ccc + ".o"], check=True,
+                   env=env)
 
 
 def geomean(xs):
@@ -104,7 +132,9 @@ def main():
             src, mpi, args, steps, cg_args = PROGRAMS[name]
             plain, ccc = (os.path.join(work, name + s) for s in (".plain", ".ccc"))
             inc = ["-I", os.path.join(HERE, "stub"), "-I", SIZE]
-            if mpi:
+            if src.endswith(".f90"):
+                build_fortran(src, plain, ccc, a.prefix, env, work)
+            elif mpi:
                 subprocess.run(["mpicc.openmpi", "-O2", "-DBENCH_PLAIN"] + inc +
                                ["-o", plain, src, "-lm"], check=True, env=env)
                 subprocess.run([cc, "--mpi=openmpi", "-O2", "-I", SIZE, "-o",

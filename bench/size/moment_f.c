@@ -4,10 +4,10 @@
 // ccc site here, in the step's callee; with -DBENCH_PLAIN in the plain build.
 //
 // Putting the site here rather than in the Fortran loop changes nothing in
-// the images: the pass's heap liveness does not prove flang's allocatables
-// dead either way (their address is converted to an integer for the
-// allocation-status test), and a call of an external function counts as a
-// call that may reach a site for the globals' liveness.
+// the images: the pass's heap liveness proves no flang allocatable dead
+// even with the site in the Fortran routine that allocates it (tried on a
+// local scratch array overwritten whole every step), and for the globals'
+// liveness a call of an external function may reach a site.
 #include "moment.h"
 
 void bench_site_f(long Step, int Rank, double OracleBytes) {
