@@ -114,7 +114,7 @@ def main():
     ap.add_argument("mode", nargs="?", default="full", choices=["full", "smoke"])
     ap.add_argument("--np", default="1,2")
     ap.add_argument("--prefix", default=os.path.join(TOP, "build", "install"))
-    ap.add_argument("--programs", default=",".join(PROGRAMS))
+    ap.add_argument("--programs")
     a = ap.parse_args()
     runs = 5 if a.mode == "full" else 1
     cc = os.path.join(a.prefix, "bin", "ckpt-cc")
@@ -128,8 +128,17 @@ def main():
                OMPI_MCA_btl_vader_backing_directory=work)
     rows, inst = [], []
     try:
-        for name in a.programs.split(","):
+        for name in (a.programs or ",".join(PROGRAMS)).split(","):
             src, mpi, args, steps, cg_args = PROGRAMS[name]
+            mods = os.path.join(a.prefix, "include", "ccc", "fortran",
+                                "openmpi")
+            if src.endswith(".f90") and not (shutil.which("flang-new-19") and
+                                             os.path.isdir(mods)):
+                why = "flang-new-19 or %s not found" % mods
+                if a.programs:
+                    sys.exit("%s: %s: %s" % (sys.argv[0], name, why))
+                print("%-10s skipped: %s" % (name, why), flush=True)
+                continue
             plain, ccc = (os.path.join(work, name + s) for s in (".plain", ".ccc"))
             inc = ["-I", os.path.join(HERE, "stub"), "-I", SIZE]
             if src.endswith(".f90"):

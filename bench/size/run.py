@@ -145,6 +145,18 @@ def build(k, prefix, work):
     return plain, cccb
 
 
+def without_fortran(k, prefix):
+    """Why Fortran kernel k cannot be built here, or None (C kernels too)."""
+    if not os.path.exists(os.path.join(HERE, k + ".f90")):
+        return None
+    mods = os.path.join(prefix, "include", "ccc", "fortran", "openmpi")
+    if not shutil.which("flang-new-19"):
+        return "flang-new-19 not found"
+    if not os.path.isdir(mods):
+        return "%s not found (ccc built without Fortran or Open MPI)" % mods
+    return None
+
+
 def ckpt_raw(ckpt, img):
     out = subprocess.run([ckpt, "info", img], capture_output=True, text=True,
                          check=True).stdout
@@ -322,7 +334,7 @@ def main():
                     choices=["full", "smoke"])
     ap.add_argument("--out", default="bench-size-results")
     ap.add_argument("--prefix", default=os.path.join(TOP, "build", "install"))
-    ap.add_argument("--kernels", default=",".join(KERNELS))
+    ap.add_argument("--kernels")
     ap.add_argument("--env", action="append", default=[],
                     help="VAR=VALUE for the ccc runs (e.g. CCC_SHUFFLE=never)")
     a = ap.parse_args()
@@ -339,7 +351,13 @@ def main():
     work = tempfile.mkdtemp(prefix="ccc-size-")
     results = []
     try:
-        for k in a.kernels.split(","):
+        for k in (a.kernels or ",".join(KERNELS)).split(","):
+            why = without_fortran(k, a.prefix)
+            if why and a.kernels:
+                sys.exit("%s: %s: %s" % (sys.argv[0], k, why))
+            if why:  # the default set: the C kernels still run
+                print("%-12s skipped: %s" % (k, why), flush=True)
+                continue
             plain, cccb = build(k, a.prefix, work)
             r = {"kernel": k}
             r.update(system_images(k, plain, mb, os.path.join(work, k + "-sys")))
