@@ -389,6 +389,8 @@ int nbCollective(MPI_Comm C, const CollBlock *In, const CollBlock *Out,
 // The bytes of Count elements of a real datatype if they are contiguous
 // and at most 4 KiB (small enough to copy), else -1.
 int contiguousBytes(int Count, MPI_Datatype RealType);
+// The size of one element of RealType if its bytes are contiguous, else -1.
+int elementBytesIfContiguous(MPI_Datatype RealType);
 // Called when a datatype is freed (its handle may be reused).
 void forgetTypeShapes();
 // Before a communicator is made from Parent: a line it crosses is not

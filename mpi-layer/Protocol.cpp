@@ -1173,6 +1173,10 @@ int contiguousBytes(int Count, MPI_Datatype RealType) {
   return packedBytes(Count, RealType);
 }
 
+int elementBytesIfContiguous(MPI_Datatype RealType) {
+  return contiguousSize(RealType);
+}
+
 void forgetTypeShapes() {
   for (TypeShape &E : Shapes)
     E.Valid = false;
