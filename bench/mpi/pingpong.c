@@ -25,6 +25,10 @@
 //   exchange BYTES 2 K REPS MED_US MIN_US
 //     ranks 0 and 1 swap BYTES with MPI_Irecv, MPI_Isend and MPI_Waitall:
 //     time per exchange, measured like the collectives below.
+//   site 0 NP K REPS MED_US MIN_US
+//     time per iteration of a loop whose body is a ccc_checkpoint() site
+//     (no checkpoint due; the plain build's loop has no site), every rank
+//     (with -c or no option), measured like the collectives below.
 //   allreduce|alltoall BYTES NP K REPS MED_US MIN_US
 //     time per call (the slowest rank's average over K calls in a
 //     repetition), median and minimum over REPS repetitions. BYTES is the
@@ -221,6 +225,47 @@ static void measure(enum Coll What, int Bytes) {
   free(Recv);
 }
 
+//===-- Sites -------------------------------------------------------------===//
+
+// K iterations of a loop whose body is a site, on every rank, with no
+// checkpoint due; returns this rank's time per iteration. The plain build
+// has no site: its loop is the baseline. Under the blocking protocol every
+// site is collective (an agreement among the ranks), under the
+// non-blocking one a site is rank-local.
+static double sites(int K) {
+  static volatile int Work;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double T0 = MPI_Wtime();
+  for (int I = 0; I < K; ++I) {
+    Work = I;
+    if (ccc_checkpoint)
+      ccc_checkpoint();
+  }
+  return (MPI_Wtime() - T0) / K;
+}
+
+static void site(void) {
+  // About 20 ms per repetition (scaled): a collective site can cost
+  // milliseconds with more ranks than cores. The ranks agree on K, since
+  // under the blocking protocol they must all run the same sites.
+  double Mine = sites((int)(1000 * Scale) + 2), Slowest; // also a warm-up
+  MPI_Allreduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double Want = 0.02 * Scale / Slowest;
+  int K = Want > 200000 ? 200000 : Want < 2 ? 2 : (int)Want;
+  double *T = malloc(Reps * sizeof(double));
+  for (int R = 0; R < Reps; ++R) {
+    Mine = sites(K);
+    MPI_Reduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    T[R] = Slowest * 1e6;
+  }
+  if (Rank == 0) {
+    printf("site 0 %d %d %d %.4f %.4f\n", Size, K, Reps, median(T, Reps),
+           minimum(T, Reps));
+    fflush(stdout);
+  }
+  free(T);
+}
+
 int main(int argc, char **argv) {
   int Opt, PingPong = 1, Colls = 1;
   MPI_Init(&argc, &argv);
@@ -274,6 +319,9 @@ int main(int argc, char **argv) {
     measure(Allreduce, 1 << 20);
     measure(Alltoall, 8);
     measure(Alltoall, 64 << 10);
+    if (Rank == 0)
+      printf("# site 0 NP K REPS MED_US MIN_US\n");
+    site();
   }
   MPI_Finalize();
   return 0;

@@ -10,11 +10,15 @@
 # ratios ccc/plain of the medians [and of the minima: on a loaded machine
 # the medians carry the other jobs' noise, the minima much less]. The ccc
 # build runs in the default environment (every CCC_* variable unset: no
-# checkpoint is taken) except CCC_PROTOCOL: BENCH_PROTOCOL, default
-# nonblocking, whose messages carry the protocol's 8-byte header.
+# checkpoint is taken) except CCC_PROTOCOL: each protocol of
+# BENCH_PROTOCOLS (default "nonblocking blocking") gets its own rounds and
+# table. The non-blocking protocol's messages carry an 8-byte header, so
+# its table also compares 8 B through the layer with plain 16 B (the same
+# bytes on the wire): what the layer costs beyond that header.
 #
 # usage: bench/mpi/run.sh [full|smoke] [PREFIX]
-#   full   5 rounds, 11 repetitions per measurement (default; a few minutes)
+#   full   3 rounds per protocol, 11 repetitions per measurement (default;
+#          about 10 minutes)
 #   smoke  1 round, 3 short repetitions (a few seconds; checks it runs)
 #   PREFIX the ccc install tree (default: build/install, from scripts/build.sh)
 # environment: BENCH_MPIS (default "openmpi mpich"), BENCH_ROUNDS,
@@ -25,7 +29,7 @@ top=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 mode=${1:-full}
 prefix=${2:-$top/build/install}
 case $mode in
-  full) rounds=5 reps=11 scale=1 ;;
+  full) rounds=3 reps=11 scale=1 ;;
   smoke) rounds=1 reps=3 scale=0.02 ;;
   *) echo "usage: $0 [full|smoke] [PREFIX]" >&2; exit 2 ;;
 esac
@@ -44,8 +48,7 @@ trap 'rm -rf "$out" "$shm"' EXIT
 
 # The default environment for both builds.
 for v in $(env | sed -n 's/^\(CCC_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
-protocol=${BENCH_PROTOCOL:-nonblocking}
-export CCC_PROTOCOL="$protocol"
+protocols=${BENCH_PROTOCOLS:-nonblocking blocking}
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
@@ -59,7 +62,7 @@ export OMPI_MCA_orte_tmpdir_base="$out/ompi" OMPI_MCA_btl_vader_backing_director
 # Median over the rounds of the per-run medians, minimum of the minima,
 # ratio ccc/plain of the medians. Input lines: BUILD NP <program line>.
 table() {
-  awk -v rounds="$rounds" '
+  awk -v rounds="$rounds" -v protocol="$protocol" '
     function med(s,   n, v, i, j, t) {
       n = split(s, v, " ")
       for (i = 2; i <= n; i++)
@@ -81,7 +84,7 @@ table() {
       if (!((k, $1) in H) || $10 + 0 > H[k, $1] + 0) H[k, $1] = $10
       next
     }
-    $3 == "exchange" || $3 == "allreduce" || $3 == "alltoall" { keep($3 " " $4 " " $5, $1, $8, $9) }
+    $3 == "exchange" || $3 == "allreduce" || $3 == "alltoall" || $3 == "site" { keep($3 " " $4 " " $5, $1, $8, $9) }
     function size(b) {
       return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B"
     }
@@ -102,18 +105,33 @@ table() {
           L[k, "ccc"] / L[k, "plain"], bp, H[k, "plain"], bc, H[k, "ccc"],
           bc / bp, H[k, "ccc"] / H[k, "plain"]
       }
+      if (protocol == "nonblocking" && ("pp 8", "ccc") in L && ("pp 16", "plain") in L) {
+        lc = med(M["pp 8", "ccc"]); lp = med(M["pp 16", "plain"])
+        printf "8 B through the layer vs plain 16 B (the same bytes on the wire: the data and the protocol'"'"'s 8-byte header): %.2f us vs %.2f us, ratio %.3f [of min %.3f]\n",
+          lc, lp, lc / lp, L["pp 8", "ccc"] / L["pp 16", "plain"]
+      }
       printf "exchange (Irecv, Isend, Waitall between ranks 0 and 1) and collectives: time per call (us)\n"
       printf "%-9s %9s %3s %17s %17s %15s\n", "call", "size", "np",
         "plain us [min]", "ccc us [min]", "ratio [of min]"
       for (i = 1; i <= nk; i++) {
         split(order[i], f, " ")
-        if (f[1] == "pp") continue
+        if (f[1] == "pp" || f[1] == "site") continue
         k = order[i]
         if (!((k, "plain") in L) || !((k, "ccc") in L)) { bad = 1; continue }
         p = med(M[k, "plain"]); c = med(M[k, "ccc"])
         printf "%-9s %9s %3d %8.2f [%6.2f] %8.2f [%6.2f] %6.3f [%6.3f]\n", f[1],
           size(f[2]), f[3], p, L[k, "plain"], c, L[k, "ccc"], c / p,
           L[k, "ccc"] / L[k, "plain"]
+      }
+      printf "a loop whose body is a site, no checkpoint due: ns per iteration (the plain loop has no site)\n"
+      printf "%-9s %13s %13s %13s\n", "np", "plain ns", "ccc ns", "site ns"
+      for (i = 1; i <= nk; i++) {
+        split(order[i], f, " ")
+        if (f[1] != "site") continue
+        k = order[i]
+        if (!((k, "plain") in L) || !((k, "ccc") in L)) { bad = 1; continue }
+        p = med(M[k, "plain"]) * 1000; c = med(M[k, "ccc"]) * 1000
+        printf "%-9d %13.1f %13.1f %13.1f\n", f[3], p, c, c - p
       }
       if (bad || nk == 0) { print "missing results" > "/dev/stderr"; exit 1 }
     }'
@@ -145,39 +163,42 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
     echo "$0: $mpi: expected MPI_Send defined by ccc's layer in the ccc build only" >&2
     exit 1
   fi
-  : >"$d/results"
-  r=1
-  while [ "$r" -le "$rounds" ]; do
-    # Alternate which build goes first.
-    if [ $((r % 2)) -eq 1 ]; then order="plain ccc"; else order="ccc plain"; fi
-    for b in $order; do
-      for np in 2 4; do
-        what="" s=$scale
-        [ $np -gt 2 ] && what=-c
-        # MPICH's waiting ranks spin: with more ranks than cores a small
-        # collective takes milliseconds (a time slice), so do less of it.
-        [ $np -gt 2 ] && [ $mpi = mpich ] && s=$(awk -v s="$scale" 'BEGIN {print s / 50}')
-        # From an empty directory: a ccc build finds no images to restart.
-        (cd "$d/run" && "$@" $np "$d/$b" -r "$reps" -s "$s" $what) \
-          >"$d/out" 2>"$d/err" || {
-          echo "$0: $mpi $b at $np ranks failed:" >&2
-          cat "$d/out" "$d/err" >&2
-          exit 1
-        }
-        if grep -qi 'shared memory' "$d/err"; then
-          echo "warning: $mpi $b at $np ranks: MPI reported a shared-memory problem:" >&2
-          head -5 "$d/err" >&2
-        fi
-        grep -v '^#' "$d/out" | sed "s/^/$b $np /" >>"$d/results"
+  for protocol in $protocols; do
+    export CCC_PROTOCOL="$protocol"
+    : >"$d/results"
+    r=1
+    while [ "$r" -le "$rounds" ]; do
+      # Alternate which build goes first.
+      if [ $((r % 2)) -eq 1 ]; then order="plain ccc"; else order="ccc plain"; fi
+      for b in $order; do
+        for np in 2 4; do
+          what="" s=$scale
+          [ $np -gt 2 ] && what=-c
+          # MPICH's waiting ranks spin: with more ranks than cores a small
+          # collective takes milliseconds (a time slice), so do less of it.
+          [ $np -gt 2 ] && [ $mpi = mpich ] && s=$(awk -v s="$scale" 'BEGIN {print s / 50}')
+          # From an empty directory: a ccc build finds no images to restart.
+          (cd "$d/run" && "$@" $np "$d/$b" -r "$reps" -s "$s" $what) \
+            >"$d/out" 2>"$d/err" || {
+            echo "$0: $mpi $b at $np ranks failed:" >&2
+            cat "$d/out" "$d/err" >&2
+            exit 1
+          }
+          if grep -qi 'shared memory' "$d/err"; then
+            echo "warning: $mpi $b at $np ranks: MPI reported a shared-memory problem:" >&2
+            head -5 "$d/err" >&2
+          fi
+          grep -v '^#' "$d/out" | sed "s/^/$b $np /" >>"$d/results"
+        done
       done
+      r=$((r + 1))
     done
-    r=$((r + 1))
+    echo "== $mpi: plain = mpicc.$mpi -O2, ccc = ckpt-cc --mpi=$mpi -O2" \
+      "(CCC_PROTOCOL=$protocol);" \
+      "$rounds round(s) alternating, $reps repetitions each (scale $scale);" \
+      "median of the runs' medians [minimum]; ratio ccc/plain of the medians [of the minima]"
+    table <"$d/results"
   done
-  echo "== $mpi: plain = mpicc.$mpi -O2, ccc = ckpt-cc --mpi=$mpi -O2" \
-    "(CCC_PROTOCOL=$protocol);" \
-    "$rounds round(s) alternating, $reps repetitions each (scale $scale);" \
-    "median of the runs' medians [minimum]; ratio ccc/plain of the medians [of the minima]"
-  table <"$d/results"
   ran="$ran $mpi"
 done
 if [ -z "$ran" ]; then
