@@ -61,6 +61,17 @@ def private_mpi_dirs():
     return tmp, shm
 
 
+def private_mpi_env():
+    """The environment that gives Open MPI session and shared-memory
+    directories of this run's own (removed at exit), and those
+    directories."""
+    dirs = private_mpi_dirs()
+    for d in dirs:
+        atexit.register(shutil.rmtree, d, True)
+    return ({"OMPI_MCA_orte_tmpdir_base": dirs[0],
+             "OMPI_MCA_btl_vader_backing_directory": dirs[1]}, dirs)
+
+
 def empty_dirs(dirs):
     for d in dirs:
         for e in os.listdir(d):
@@ -171,11 +182,7 @@ def main():
     print(f"[{a.name}] seed {seed} (rerun with --seed {seed})", flush=True)
 
     work = tempfile.mkdtemp(prefix=f"ccc-kr-{a.name}-")
-    mpi_dirs = private_mpi_dirs()
-    for d in mpi_dirs:
-        atexit.register(shutil.rmtree, d, True)
-    mpi_env = {"OMPI_MCA_orte_tmpdir_base": mpi_dirs[0],
-               "OMPI_MCA_btl_vader_backing_directory": mpi_dirs[1]}
+    mpi_env, mpi_dirs = private_mpi_env()
     # The reference never checkpoints and never restarts.
     ref_env = dict(os.environ, CCC_DIR=os.path.join(work, "ref"),
                    CCC_RESTART="never", CCC_INTERVAL="0", **mpi_env)

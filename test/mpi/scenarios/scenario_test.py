@@ -20,6 +20,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "harness"))
+from killrestart import empty_dirs, private_mpi_env  # noqa: E402
+
 
 def run(cmd, env, timeout, shell=False):
     """subprocess.run that, on timeout, kills the launcher's whole process
@@ -48,19 +52,23 @@ def main():
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     work = tempfile.mkdtemp(prefix="ccc-scenario-")
+    # The killed run leaves Open MPI's session directory and shared-memory
+    # segments behind: in directories of this test's own, emptied after it.
+    mpi_env, mpi_dirs = private_mpi_env()
     ok = False
     try:
         # The reference takes no checkpoint even at forced sites.
         env = dict(os.environ, CCC_DIR=os.path.join(work, "ref"),
-                   CCC_RESTART="never", CCC_DISABLE="1")
+                   CCC_RESTART="never", CCC_DISABLE="1", **mpi_env)
         ref = run(a.ref, env, a.timeout, shell=True)
         if ref.returncode != 0 or not ref.stdout.strip():
             print("FAIL: reference run:", ref.stderr.decode(errors="replace"))
             return 1
         ckpt = os.path.join(work, "ckpt")
         env = dict(os.environ, CCC_DIR=ckpt, CCC_VERBOSE="protocol",
-                   CROSSING_LINE_KILL="1")
+                   CROSSING_LINE_KILL="1", **mpi_env)
         first = run(cmd, env, a.timeout)
+        empty_dirs(mpi_dirs)
         err1 = first.stderr.decode(errors="replace")
         if first.returncode == 0:
             print("FAIL: the first run was not killed\n" + err1[-3000:])
@@ -86,6 +94,7 @@ def main():
                 f.write(bytes([last[0] ^ 0xFF]))
         before = sorted(os.listdir(bad))
         bad_run = run(cmd, dict(env, CCC_DIR=bad), a.timeout)
+        empty_dirs(mpi_dirs)
         bad_err = bad_run.stderr.decode(errors="replace")
         if (bad_run.returncode == 0
                 or not re.search(r"ccc: .*message log .* damaged", bad_err)
