@@ -13,8 +13,9 @@
 # checkpoint is taken) except CCC_PROTOCOL: each protocol of
 # BENCH_PROTOCOLS (default "nonblocking blocking") gets its own rounds and
 # table. The non-blocking protocol's messages carry an 8-byte header, so
-# its table also compares 8 B through the layer with plain 16 B (the same
-# bytes on the wire): what the layer costs beyond that header.
+# its table also compares S bytes through the layer with plain S+8 bytes
+# (8 B with 16 B, 256 B with 264 B: the same bytes on the wire): what the
+# layer costs beyond that header.
 #
 # usage: bench/mpi/run.sh [full|smoke] [PREFIX]
 #   full   3 rounds per protocol, 11 repetitions per measurement (default;
@@ -105,10 +106,16 @@ table() {
           L[k, "ccc"] / L[k, "plain"], bp, H[k, "plain"], bc, H[k, "ccc"],
           bc / bp, H[k, "ccc"] / H[k, "plain"]
       }
-      if (protocol == "nonblocking" && ("pp 8", "ccc") in L && ("pp 16", "plain") in L) {
-        lc = med(M["pp 8", "ccc"]); lp = med(M["pp 16", "plain"])
-        printf "8 B through the layer vs plain 16 B (the same bytes on the wire: the data and the protocol'"'"'s 8-byte header): %.2f us vs %.2f us, ratio %.3f [of min %.3f]\n",
-          lc, lp, lc / lp, L["pp 8", "ccc"] / L["pp 16", "plain"]
+      if (protocol == "nonblocking") {
+        printf "through the layer vs plain with 8 more bytes (the same bytes on the wire: the data and the protocol'"'"'s 8-byte header)\n"
+        for (i = 1; i <= nk; i++) {
+          split(order[i], f, " ")
+          k2 = "pp " (f[2] + 8)
+          if (f[1] != "pp" || !((order[i], "ccc") in L) || !((k2, "plain") in L)) continue
+          lc = med(M[order[i], "ccc"]); lp = med(M[k2, "plain"])
+          printf "%9s %8.2f us vs %8.2f us at %s: ratio %.3f [of min %.3f]\n", size(f[2]), lc, lp,
+            size(f[2] + 8), lc / lp, L[order[i], "ccc"] / L[k2, "plain"]
+        }
       }
       printf "exchange (Irecv, Isend, Waitall between ranks 0 and 1) and collectives: time per call (us)\n"
       printf "%-9s %9s %3s %17s %17s %15s\n", "call", "size", "np",
