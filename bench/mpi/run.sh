@@ -19,7 +19,7 @@
 #
 # usage: bench/mpi/run.sh [full|smoke] [PREFIX]
 #   full   3 rounds per protocol, 11 repetitions per measurement (default;
-#          about 10 minutes)
+#          about 2 minutes here)
 #   smoke  1 round, 3 short repetitions (a few seconds; checks it runs)
 #   PREFIX the ccc install tree (default: build/install, from scripts/build.sh)
 # environment: BENCH_MPIS (default "openmpi mpich"), BENCH_ROUNDS,
