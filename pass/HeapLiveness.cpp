@@ -35,6 +35,7 @@
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -106,6 +107,43 @@ bool freeReaches(const Instruction *Free, const Instruction *S,
   return false;
 }
 
+// Two allocations whose pointers a loop swaps every iteration (u and unew
+// of a Jacobi sweep): header phis P and Q entered with A and B and fed
+// back crossed, so in every iteration they hold different objects.
+struct SwapPair {
+  CallInst *A, *B;
+  PHINode *P, *Q;
+  Loop *L;
+};
+
+SmallVector<SwapPair, 2> findSwapPairs(LoopInfo &LI,
+                                        ArrayRef<CallInst *> Allocs) {
+  SmallVector<SwapPair, 2> Pairs;
+  auto IsAlloc = [&](Value *V) -> CallInst * {
+    auto *CI = dyn_cast<CallInst>(V);
+    return CI && llvm::is_contained(Allocs, CI) ? CI : nullptr;
+  };
+  for (Loop *L : LI.getLoopsInPreorder()) {
+    // The one block outside the loop that enters it (a rotated loop's
+    // guard, not always a dedicated preheader), and the one latch.
+    BasicBlock *PH = L->getLoopPredecessor(), *Latch = L->getLoopLatch();
+    if (!PH || !Latch)
+      continue;
+    for (PHINode &P : L->getHeader()->phis()) {
+      auto *Q = dyn_cast<PHINode>(P.getIncomingValueForBlock(Latch));
+      if (P.getNumIncomingValues() != 2 || !Q || Q == &P ||
+          Q->getParent() != L->getHeader() ||
+          Q->getIncomingValueForBlock(Latch) != &P)
+        continue;
+      CallInst *A = IsAlloc(P.getIncomingValueForBlock(PH));
+      CallInst *B = IsAlloc(Q->getIncomingValueForBlock(PH));
+      if (A && B && A != B && &P < Q) // each pair once
+        Pairs.push_back({A, B, &P, Q, L});
+    }
+  }
+  return Pairs;
+}
+
 const SCEV *allocationSizeSCEV(CallInst &CI, ScalarEvolution &SE) {
   const Function *F = CI.getCalledFunction();
   Type *I64 = Type::getInt64Ty(CI.getContext());
@@ -162,7 +200,65 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
         Found.push_back(std::move(D));
     }
   }
-  if (Found.empty())
+
+  // Swapped pairs: at a site in the loop, the object one phi holds may be
+  // dead while the other's is live. Only a range of it may be rewritten
+  // (the interior of a grid with ghost planes), so that range is what is
+  // left out.
+  struct DeadRange {
+    CallInst *Site;
+    SwapPair Pair;
+    PHINode *Which;
+    const SCEV *Off, *Width;
+    SmallVector<GuardAssumption, 2> Assume;
+  };
+  SmallVector<DeadRange, 4> FoundRanges;
+  for (const SwapPair &SP : findSwapPairs(LI, Allocs)) {
+    // Roots: 0 A, 1 B, 2 P, 3 Q; 4: through a phi joining them.
+    SmallVector<ObjectAccesses, 5> ByRoot;
+    if (!collectFamilyAccesses({SP.A, SP.B, SP.P, SP.Q}, ByRoot,
+                               "__ccc_free"))
+      continue;
+    bool FreedInLoop = false;
+    for (const ObjectAccesses &A : ByRoot)
+      for (CallBase *Free : A.Frees)
+        FreedInLoop |= SP.L->contains(Free);
+    if (FreedInLoop)
+      continue;
+    for (PHINode *Which : {SP.P, SP.Q}) {
+      // Reads through anything but the other phi may reach this object;
+      // only writes through this phi count as its overwrite.
+      const ObjectAccesses &Other = ByRoot[Which == SP.P ? 3 : 2];
+      ObjectAccesses A;
+      for (unsigned I = 0; I < ByRoot.size(); ++I) {
+        if (&ByRoot[I] == &Other)
+          continue;
+        for (const Instruction *R : ByRoot[I].Reads)
+          A.Reads.insert(R);
+      }
+      A.Writes = ByRoot[Which == SP.P ? 2 : 3].Writes;
+      auto NoSite = [](const CallBase &) { return false; };
+      OverwriteFlow Flow(F, *Which, /*Size=*/nullptr, A, NoSite,
+                         /*NestMayHoldSites=*/true, DT, LI, SE);
+      const SCEV *Off, *Width;
+      if (!Flow.rangeKill(Off, Width))
+        continue;
+      // Past the loop's header the phis name each other's object. (After
+      // an exit they keep their objects, and the exit phis joining them
+      // count as reads.)
+      Flow.addBarrier(SP.L->getHeader());
+      SCEVExpander Exp(SE, F.getParent()->getDataLayout(), "ccc.dead");
+      for (CallInst *S : Sites) {
+        if (!SP.L->contains(S) || !DT.dominates(Which, S) ||
+            !Exp.isSafeToExpandAt(Off, S) || !Exp.isSafeToExpandAt(Width, S))
+          continue;
+        DeadRange D{S, SP, Which, Off, Width, {}};
+        if (Flow.deadFrom(S->getNextNode(), S, &D.Assume))
+          FoundRanges.push_back(std::move(D));
+      }
+    }
+  }
+  if (Found.empty() && FoundRanges.empty())
     return PreservedAnalyses::all();
 
   Module &M = *F.getParent();
@@ -188,6 +284,34 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
     if (Holds)
       Bytes = B.CreateSelect(Holds, Bytes, B.getInt64(0));
     B.CreateCall(Mark, {D.Alloc, Bytes, W});
+    ++NumDeadAtSite;
+  }
+  SCEVExpander Exp(SE, M.getDataLayout(), "ccc.dead");
+  for (DeadRange &D : FoundRanges) {
+    Constant *&W = Where[D.Pair.A];
+    if (!W) {
+      IRBuilder<> B(D.Site);
+      W = B.CreateGlobalStringPtr(allocationPlace(*D.Pair.A) + " or " +
+                                      allocationPlace(*D.Pair.B) +
+                                      " (swapped each iteration)",
+                                  "ccc.alloc");
+    }
+    Type *I64 = Type::getInt64Ty(C);
+    Value *Off = Exp.expandCodeFor(D.Off, I64, D.Site);
+    Value *Bytes = Exp.expandCodeFor(D.Width, I64, D.Site);
+    IRBuilder<> B(D.Site);
+    Value *Holds = nullptr;
+    for (const GuardAssumption &G : D.Assume) {
+      Value *Cond = B.CreateICmp(G.Cond->getPredicate(), G.Cond->getOperand(0),
+                                 G.Cond->getOperand(1));
+      if (!G.Taken)
+        Cond = B.CreateNot(Cond);
+      Holds = Holds ? B.CreateAnd(Holds, Cond) : Cond;
+    }
+    if (Holds)
+      Bytes = B.CreateSelect(Holds, Bytes, B.getInt64(0));
+    Value *At = B.CreateGEP(B.getInt8Ty(), D.Which, Off, "ccc.dead.at");
+    B.CreateCall(Mark, {At, Bytes, W});
     ++NumDeadAtSite;
   }
   return PreservedAnalyses::none();

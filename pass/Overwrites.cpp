@@ -18,6 +18,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 
 using namespace llvm;
 
@@ -58,8 +59,37 @@ static bool isLeafCallTaking(const CallBase &CB, const Value *V) {
   return true;
 }
 
+// A blocking MPI call (C binding) that gets V as a buffer: MPI uses the
+// buffer during the call only (the standard lets a program reuse or free it
+// once the call returns) and a call never checkpoints, so like a leaf call
+// it is an access of the object, counted as a read (a receive writes, but
+// never counts as a whole overwrite).
+static bool isBlockingMPICallTaking(const CallBase &CB, const Value *V) {
+  const Function *Callee = CB.getCalledFunction();
+  if (!Callee || CB.getCalledOperand() == V)
+    return false;
+  static const char *const Blocking[] = {
+      "MPI_Send",      "MPI_Ssend",         "MPI_Bsend",
+      "MPI_Rsend",     "MPI_Recv",          "MPI_Sendrecv",
+      "MPI_Sendrecv_replace", "MPI_Bcast",  "MPI_Reduce",
+      "MPI_Allreduce", "MPI_Gather",        "MPI_Gatherv",
+      "MPI_Scatter",   "MPI_Scatterv",      "MPI_Allgather",
+      "MPI_Allgatherv", "MPI_Alltoall",     "MPI_Alltoallv",
+      "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan",
+      "MPI_Exscan"};
+  return llvm::is_contained(Blocking, Callee->getName());
+}
+
+// The family of pointers being followed (collectFamilyAccesses): values
+// derived from its roots, and its phis.
+struct Family {
+  SmallPtrSet<const Value *, 8> Roots;
+  SmallPtrSet<const PHINode *, 8> Phis;
+  SmallVector<const Value *, 8> PhiWork;
+};
+
 static bool collect(const Value *V, ObjectAccesses &A, StringRef FreeName,
-                    bool IsBase, unsigned Depth) {
+                    bool IsBase, unsigned Depth, Family *Fam = nullptr) {
   if (Depth > 8)
     return false;
   for (const Use &U : V->uses()) {
@@ -99,15 +129,20 @@ static bool collect(const Value *V, ObjectAccesses &A, StringRef FreeName,
           Callee->getName() == FreeName && CB->arg_size() == 1 &&
           CB->getArgOperand(0) == V)
         A.Frees.push_back(const_cast<CallBase *>(CB));
-      else if (isLeafCallTaking(*CB, V))
+      else if (isLeafCallTaking(*CB, V) || isBlockingMPICallTaking(*CB, V))
         A.Reads.insert(CB); // and maybe writes: never a whole overwrite
       else
         return false;
     } else if (isa<ICmpInst>(I)) {
       continue;
     } else if (isa<GetElementPtrInst, BitCastInst, AddrSpaceCastInst>(I)) {
-      if (!collect(I, A, FreeName, false, Depth + 1))
+      if (!collect(I, A, FreeName, false, Depth + 1, Fam))
         return false;
+    } else if (auto *Phi = dyn_cast<PHINode>(I); Phi && Fam) {
+      // A root is followed on its own; another phi joins family pointers
+      // (checked once all are known) and is followed later.
+      if (!Fam->Roots.count(Phi) && Fam->Phis.insert(Phi).second)
+        Fam->PhiWork.push_back(Phi);
     } else {
       return false; // a call argument, phi, select, ptrtoint, ...
     }
@@ -120,6 +155,49 @@ bool collectAccesses(const Value *Base, ObjectAccesses &A,
   return collect(Base, A, FreeName, /*IsBase=*/true, 0);
 }
 
+// The base pointer a family value derives from through GEPs and casts.
+static const Value *familyBase(const Value *V) {
+  for (unsigned Depth = 0; Depth < 16; ++Depth) {
+    if (auto *GEP = dyn_cast<GEPOperator>(V))
+      V = GEP->getPointerOperand();
+    else if (auto *C = dyn_cast<BitCastOperator>(V))
+      V = C->getOperand(0);
+    else if (auto *C = dyn_cast<AddrSpaceCastOperator>(V))
+      V = C->getOperand(0);
+    else
+      return V;
+  }
+  return nullptr;
+}
+
+bool collectFamilyAccesses(ArrayRef<const Value *> Roots,
+                           SmallVectorImpl<ObjectAccesses> &ByRoot,
+                           StringRef FreeName) {
+  Family Fam;
+  for (const Value *R : Roots)
+    Fam.Roots.insert(R);
+  ByRoot.resize(Roots.size() + 1);
+  for (unsigned I = 0; I < Roots.size(); ++I)
+    if (!collect(Roots[I], ByRoot[I], FreeName, /*IsBase=*/true, 0, &Fam))
+      return false;
+  // Phis joining family pointers (exit values, a pointer moved along): their
+  // accesses may reach either object.
+  while (!Fam.PhiWork.empty()) {
+    const Value *Phi = Fam.PhiWork.pop_back_val();
+    if (!collect(Phi, ByRoot[Roots.size()], FreeName, /*IsBase=*/false, 0,
+                 &Fam))
+      return false;
+  }
+  for (const PHINode *Phi : Fam.Phis)
+    for (const Value *In : Phi->incoming_values()) {
+      const Value *B = familyBase(In);
+      if (!B || (!Fam.Roots.count(B) &&
+                 !(isa<PHINode>(B) && Fam.Phis.count(cast<PHINode>(B)))))
+        return false; // it also joins a pointer from elsewhere
+    }
+  return true;
+}
+
 OverwriteFlow::OverwriteFlow(Function &F, const Value &Base, const SCEV *Size,
                              const ObjectAccesses &A,
                              function_ref<bool(const CallBase &)> IsSite,
@@ -128,8 +206,17 @@ OverwriteFlow::OverwriteFlow(Function &F, const Value &Base, const SCEV *Size,
     : F(F), Base(Base), Size(Size), A(A), IsSite(IsSite),
       NestMayHoldSites(NestMayHoldSites), DL(F.getParent()->getDataLayout()),
       DT(DT), LI(LI), SE(SE) {
-  this->Size = toI64(Size);
+  if (Size)
+    this->Size = toI64(Size);
   findKills();
+}
+
+bool OverwriteFlow::rangeKill(const SCEV *&Off, const SCEV *&Width) const {
+  if (Size || KillRanges.size() != 1 || !KillInsts.empty())
+    return false;
+  Off = KillRanges.front().Off;
+  Width = KillRanges.front().Width;
+  return true;
 }
 
 const SCEV *OverwriteFlow::toI64(const SCEV *S) const {
@@ -206,6 +293,18 @@ Loop *OverwriteFlow::nestCovering(Loop *L, ArrayRef<StoreInst *> Stores) {
       return nullptr;
     const SCEV *Trips = SE.getAddExpr(toI64(Taken), SE.getConstant(I64, 1));
     Width = SE.getMulExpr(Width, Trips);
+    if (!Size) {
+      // Range mode: the nest writes [Base + Off, + Width) with Off and
+      // Width fixed outside it.
+      const SCEV *Off = SE.getMinusSCEV(Cur, SE.getSCEV(const_cast<Value *>(&Base)));
+      auto Varies = [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); };
+      if (!isa<SCEVCouldNotCompute>(Off) && !SCEVExprContains(Off, Varies) &&
+          !SCEVExprContains(Width, Varies)) {
+        KillRanges.push_back({L->getHeader(), toI64(Off), Width});
+        return L;
+      }
+      continue;
+    }
     if (isBase(Cur))
       return SE.isKnownPredicate(ICmpInst::ICMP_UGE, Width, Size) ? L
                                                                    : nullptr;
@@ -232,7 +331,8 @@ void OverwriteFlow::findKills() {
       continue;
     if (auto *S = dyn_cast<StoreInst>(W)) {
       TypeSize SS = DL.getTypeStoreSize(S->getValueOperand()->getType());
-      if (!SS.isScalable() && isBase(SE.getSCEV(S->getPointerOperand())) &&
+      if (Size && !SS.isScalable() &&
+          isBase(SE.getSCEV(S->getPointerOperand())) &&
           SE.isKnownPredicate(
               ICmpInst::ICMP_UGE,
               SE.getConstant(Type::getInt64Ty(F.getContext()),
@@ -247,7 +347,7 @@ void OverwriteFlow::findKills() {
           DT.dominates(S->getParent(), L->getLoopLatch()))
         LoopStores[L].push_back(S);
     } else if (auto *MI = dyn_cast<MemIntrinsic>(W)) {
-      if (isBase(SE.getSCEV(MI->getRawDest())) &&
+      if (Size && isBase(SE.getSCEV(MI->getRawDest())) &&
           SE.isKnownPredicate(ICmpInst::ICMP_UGE,
                               toI64(SE.getSCEV(MI->getLength())), Size))
         KillInsts.insert(MI);
@@ -268,8 +368,11 @@ void OverwriteFlow::findKills() {
   for (auto &[L, Stores] : LoopStores) {
     Loop *Nest = nestCovering(L, Stores);
     BasicBlock *PH = Nest ? Nest->getLoopPreheader() : nullptr;
-    if (!PH || !nestIsClean(Nest))
+    if (!PH || !nestIsClean(Nest)) {
+      if (Nest && !Size)
+        KillRanges.pop_back();
       continue;
+    }
     KillHeaders.insert(Nest->getHeader());
     NoteGuard(PH);
   }
@@ -286,11 +389,14 @@ bool OverwriteFlow::deadFrom(const Instruction *From, const Instruction *Anchor,
                              SmallVectorImpl<GuardAssumption> *Assume) {
   SmallPtrSet<const BasicBlock *, 32> Seen;
   SmallVector<const Instruction *, 16> Work;
+  bool HitBarrier = false;
   // Loop nests that overwrite the object are entered only through their
   // preheader, so reaching their header from outside is a whole overwrite.
   auto Follow = [&](const BasicBlock *BB, const BasicBlock *To) {
     if (KillHeaders.count(To) && !LI.getLoopFor(To)->contains(BB))
       return;
+    if (Barriers.count(To))
+      HitBarrier = true;
     if (Seen.insert(To).second)
       Work.push_back(&To->front());
   };
@@ -325,6 +431,8 @@ bool OverwriteFlow::deadFrom(const Instruction *From, const Instruction *Anchor,
     }
     if (!Killed)
       FollowSuccessors(I->getParent());
+    if (HitBarrier)
+      return false;
   }
   return true;
 }

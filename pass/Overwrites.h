@@ -9,6 +9,7 @@
 #ifndef CCC_PASS_OVERWRITES_H
 #define CCC_PASS_OVERWRITES_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SetVector.h"
@@ -50,6 +51,15 @@ struct ObjectAccesses {
 bool collectAccesses(const llvm::Value *Base, ObjectAccesses &A,
                      llvm::StringRef FreeName = {});
 
+// The same for objects reached through several pointers, Roots (e.g. two
+// allocations and the loop phis that swap them), and the phis joining only
+// them: ByRoot[I] gets the accesses whose address derives from Roots[I]
+// alone, ByRoot[Roots.size()] those through a phi joining several. False
+// if any address goes elsewhere.
+bool collectFamilyAccesses(llvm::ArrayRef<const llvm::Value *> Roots,
+                           llvm::SmallVectorImpl<ObjectAccesses> &ByRoot,
+                           llvm::StringRef FreeName = {});
+
 // A loop guard a proof relied on: the object is dead only when Cond has
 // the value Taken at the point the proof started from.
 struct GuardAssumption {
@@ -60,7 +70,8 @@ struct GuardAssumption {
 class OverwriteFlow {
 public:
   // Base is the object's start (a global or an allocation call), Size its
-  // bytes (an i64 expression). Calls for which IsSite holds may take a
+  // bytes (an i64 expression); or, with Size null (range mode), a pointer
+  // into an object of which one loop nest overwrites a range (rangeKill). Calls for which IsSite holds may take a
   // checkpoint; NestMayHoldSites says whether a loop nest that overwrites
   // the object may contain such calls and still count as an overwrite.
   OverwriteFlow(llvm::Function &F, const llvm::Value &Base,
@@ -83,6 +94,14 @@ public:
   // (e.g. a new allocation for the same pointer).
   void addKill(const llvm::Instruction *I) { KillInsts.insert(I); }
 
+  // Blocks where deadFrom gives up, as at a read: where Base may stop
+  // naming the object (a loop header reached again, a loop exit).
+  void addBarrier(const llvm::BasicBlock *BB) { Barriers.insert(BB); }
+
+  // Range mode: the range [Base + Off, + Width) the only overwriting loop
+  // nest writes (both i64, fixed outside the nest). False otherwise.
+  bool rangeKill(const llvm::SCEV *&Off, const llvm::SCEV *&Width) const;
+
 private:
   llvm::Function &F;
   const llvm::Value &Base;
@@ -95,6 +114,12 @@ private:
   llvm::LoopInfo &LI;
   llvm::ScalarEvolution &SE;
   llvm::SmallPtrSet<const llvm::Instruction *, 4> KillInsts;
+  llvm::SmallPtrSet<const llvm::BasicBlock *, 4> Barriers;
+  struct KillRange {
+    const llvm::BasicBlock *Header;
+    const llvm::SCEV *Off, *Width;
+  };
+  llvm::SmallVector<KillRange, 2> KillRanges;
   // Headers of loop nests that overwrite the object whole, and the
   // conditional branches that alone lead to an overwrite (to the block
   // holding it, or a nest's preheader).
