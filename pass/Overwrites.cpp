@@ -184,7 +184,7 @@ bool collectFamilyAccesses(ArrayRef<const Value *> Roots,
   // accesses may reach either object.
   while (!Fam.PhiWork.empty()) {
     const Value *Phi = Fam.PhiWork.pop_back_val();
-    if (!collect(Phi, ByRoot[Roots.size()], FreeName, /*IsBase=*/false, 0,
+    if (!collect(Phi, ByRoot[Roots.size()], FreeName, /*IsBase=*/true, 0,
                  &Fam))
       return false;
   }
