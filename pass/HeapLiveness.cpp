@@ -17,6 +17,15 @@
 //     condition is computed from values that stay the same in the whole
 //     call: the exclusion is then made only if that condition holds at
 //     the site.
+// Two allocations whose pointers a loop swaps every iteration (the header
+// phis u and unew, entered with the two allocations and fed back crossed)
+// are analysed as a pair: in every iteration the phis hold different
+// objects, so at a site in the loop a read through u is not a read of
+// unew's object. unew's object is dead over the range [off, off + len) of
+// it that one loop nest rewrites when every path from the site reaches
+// that nest before any read through anything but u, and before the loop's
+// header (where the names swap). Blocking MPI calls count as accesses of
+// their buffers (in both analyses), not as escapes.
 // Before the site the pass adds `__ccc_dead_at_site(p, bytes, where)`
 // (bytes 0 when a guard does not hold; where: the allocation's source
 // location); the runtime leaves those bytes out of the image taken in that
