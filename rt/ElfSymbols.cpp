@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <link.h>
@@ -66,9 +67,11 @@ struct FunctionSym {
 };
 } // namespace
 
-const char *executableFunctionAt(uintptr_t IP) {
+// The executable's functions, read once; null if none.
+static const FunctionSym *functionSymAt(uintptr_t IP, uintptr_t *BiasOut) {
   static FunctionSym *Funcs;
   static size_t NFuncs;
+  static uintptr_t Bias;
   static bool Loaded;
   if (!Loaded) {
     Loaded = true;
@@ -94,6 +97,7 @@ const char *executableFunctionAt(uintptr_t IP) {
                          Names};
       Names += L;
     }
+    Bias = E.Bias;
     E.close();
     std::sort(Funcs, Funcs + NFuncs,
               [](const FunctionSym &X, const FunctionSym &Y) {
@@ -103,6 +107,24 @@ const char *executableFunctionAt(uintptr_t IP) {
   const FunctionSym *Above = std::upper_bound(
       Funcs, Funcs + NFuncs, IP,
       [](uintptr_t V, const FunctionSym &F) { return V < F.Lo; });
-  return Above != Funcs && IP < Above[-1].Hi ? Above[-1].Name : nullptr;
+  if (BiasOut)
+    *BiasOut = Bias;
+  return Above != Funcs && IP < Above[-1].Hi ? &Above[-1] : nullptr;
+}
+
+const char *executableFunctionAt(uintptr_t IP) {
+  const FunctionSym *F = functionSymAt(IP, nullptr);
+  return F ? F->Name : nullptr;
+}
+
+void describeExecutableAddress(uintptr_t IP, char *Out, size_t Cap) {
+  uintptr_t Bias = 0;
+  const FunctionSym *F = functionSymAt(IP, &Bias);
+  unsigned long long Rel = IP - Bias;
+  if (F)
+    snprintf(Out, Cap, "%s+0x%llx [0x%llx]", F->Name,
+             (unsigned long long)(IP - F->Lo), Rel);
+  else
+    snprintf(Out, Cap, "[0x%llx]", Rel);
 }
 } // namespace ccc

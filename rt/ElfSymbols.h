@@ -33,5 +33,8 @@ struct ElfFile {
 // The function of the executable containing address IP, or null. The
 // symbols are read once and kept.
 const char *executableFunctionAt(uintptr_t IP);
+// IP as "function+0xOFFSET [0xADDRESS]" (the address in the executable file,
+// for addr2line), or "[0xADDRESS]" without a symbol, into Out.
+void describeExecutableAddress(uintptr_t IP, char *Out, size_t Cap);
 } // namespace ccc
 #endif

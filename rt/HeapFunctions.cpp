@@ -24,7 +24,7 @@ void *__ccc_calloc(size_t N, size_t Size) {
     errno = ENOMEM;
     return nullptr;
   }
-  void *P = __ccc_malloc(Total);
+  void *P = ccc::heapAllocFrom(Total, __builtin_return_address(0));
   if (P)
     memset(P, 0, Total);
   return P;
@@ -40,7 +40,7 @@ void *__ccc_reallocarray(void *P, size_t N, size_t Size) {
 }
 
 void *__ccc_aligned_alloc(size_t Align, size_t N) {
-  return __ccc_memalign(Align, N);
+  return ccc::heapMemalignFrom(Align, N, __builtin_return_address(0));
 }
 
 int __ccc_posix_memalign(void **Out, size_t Align, size_t N) {

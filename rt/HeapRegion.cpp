@@ -54,6 +54,13 @@ struct FreeExtent { // at the start of a free large extent
 };
 constexpr size_t kExtentKeep = sizeof(FreeExtent); // saved of a free extent
 
+// Where the large blocks in use were allocated (the allocating call's
+// return address), for `ckpt info`: the first kPlaces of them.
+constexpr size_t kPlaces = 256;
+struct BlockPlace {
+  uintptr_t Block, PC; // Block 0: a free slot
+};
+
 struct RegionState { // at the region base
   uint64_t Magic;
   uintptr_t Bump;
@@ -61,6 +68,7 @@ struct RegionState { // at the region base
   uintptr_t SpanCur[kNumClasses], SpanEnd[kNumClasses];
   FreeExtent *Extents; // address order
   uint64_t Unreleased; // large bytes freed since pages were last released
+  BlockPlace Places[kPlaces];
 };
 
 uintptr_t Base;
@@ -147,7 +155,7 @@ void releasePages(uintptr_t Start, uintptr_t End) {
     madvise(reinterpret_cast<void *>(A), End - A, MADV_DONTNEED);
 }
 
-void *allocLarge(size_t Total) {
+void *allocLarge(size_t Total, uintptr_t PC) {
   size_t Len = (Total + kPage - 1) & ~(kPage - 1);
   RegionState *S = state();
   uintptr_t P = 0;
@@ -172,11 +180,21 @@ void *allocLarge(size_t Total) {
   auto *H = reinterpret_cast<BlockHeader *>(P);
   H->Size = Len;
   H->Kind = KindLarge;
+  for (BlockPlace &BP : S->Places)
+    if (!BP.Block) {
+      BP = {P, PC};
+      break;
+    }
   return H + 1;
 }
 
 void freeLarge(uintptr_t P, size_t Len) {
   RegionState *S = state();
+  for (BlockPlace &BP : S->Places)
+    if (BP.Block == P) {
+      BP = {0, 0};
+      break;
+    }
   FreeExtent **L = &S->Extents, *Prev = nullptr;
   while (*L && reinterpret_cast<uintptr_t>(*L) < P) {
     Prev = *L;
@@ -284,6 +302,37 @@ void heapForEachUsedRange(void (*Fn)(uintptr_t, size_t, void *), void *Ctx) {
     Fn(Cur, S->Bump - Cur, Ctx);
 }
 
+void heapForEachPlacedBlock(void (*Fn)(uintptr_t Addr, size_t Len,
+                                       uintptr_t PC, void *Ctx),
+                            void *Ctx) {
+  if (!Base)
+    return;
+  for (const BlockPlace &BP : state()->Places)
+    if (BP.Block) {
+      auto *H = reinterpret_cast<const BlockHeader *>(BP.Block);
+      Fn(BP.Block + sizeof(BlockHeader), H->Size - sizeof(BlockHeader), BP.PC,
+         Ctx);
+    }
+}
+
+void *heapAllocFrom(size_t N, const void *Caller) {
+  if (__builtin_expect(!Base, 0))
+    lazyInit();
+  if (N > Reserve) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  size_t Total = N + sizeof(BlockHeader);
+  lock();
+  void *P = Total <= kSmallMax
+                ? allocSmall(Total)
+                : allocLarge(Total, reinterpret_cast<uintptr_t>(Caller));
+  unlock();
+  if (!P)
+    errno = ENOMEM;
+  return P;
+}
+
 size_t heapUsedBytes() {
   size_t N = 0;
   heapForEachUsedRange(
@@ -295,19 +344,7 @@ size_t heapUsedBytes() {
 using namespace ccc;
 
 extern "C" void *__ccc_malloc(size_t N) {
-  if (__builtin_expect(!Base, 0))
-    lazyInit();
-  if (N > Reserve) {
-    errno = ENOMEM;
-    return nullptr;
-  }
-  size_t Total = N + sizeof(BlockHeader);
-  lock();
-  void *P = Total <= kSmallMax ? allocSmall(Total) : allocLarge(Total);
-  unlock();
-  if (!P)
-    errno = ENOMEM;
-  return P;
+  return heapAllocFrom(N, __builtin_return_address(0));
 }
 
 extern "C" void __ccc_free(void *P) {
@@ -352,7 +389,7 @@ extern "C" void *__ccc_realloc(void *P, size_t N) {
   // Keep the block if it fits and is not far too big.
   if (N <= Old && N >= Old / 4)
     return P;
-  void *Q = __ccc_malloc(N);
+  void *Q = heapAllocFrom(N, __builtin_return_address(0));
   if (!Q)
     return nullptr;
   memcpy(Q, P, N < Old ? N : Old);
@@ -361,8 +398,12 @@ extern "C" void *__ccc_realloc(void *P, size_t N) {
 }
 
 extern "C" void *__ccc_memalign(size_t Align, size_t N) {
+  return heapMemalignFrom(Align, N, __builtin_return_address(0));
+}
+
+void *ccc::heapMemalignFrom(size_t Align, size_t N, const void *Caller) {
   if (Align <= 16)
-    return __ccc_malloc(N);
+    return heapAllocFrom(N, Caller);
   if (Align & (Align - 1)) {
     errno = EINVAL;
     return nullptr;
@@ -371,7 +412,7 @@ extern "C" void *__ccc_memalign(size_t Align, size_t N) {
     errno = ENOMEM;
     return nullptr;
   }
-  char *Raw = static_cast<char *>(__ccc_malloc(N + Align + 16));
+  char *Raw = static_cast<char *>(heapAllocFrom(N + Align + 16, Caller));
   if (!Raw)
     return nullptr;
   uintptr_t A = (reinterpret_cast<uintptr_t>(Raw) + 16 + Align - 1) &

@@ -35,6 +35,16 @@ size_t heapReserve();
 void heapForEachUsedRange(void (*Fn)(uintptr_t Addr, size_t Len, void *Ctx),
                           void *Ctx);
 size_t heapUsedBytes();
+// Calls Fn for each large block in use whose allocation was recorded: its
+// data (Addr, Len) and the return address of the call that allocated it.
+// Call with the heap locked.
+void heapForEachPlacedBlock(void (*Fn)(uintptr_t Addr, size_t Len,
+                                       uintptr_t PC, void *Ctx),
+                            void *Ctx);
+// malloc and memalign on behalf of the allocating call at Caller (the
+// runtime's own entry points pass their return address).
+void *heapAllocFrom(size_t N, const void *Caller);
+void *heapMemalignFrom(size_t Align, size_t N, const void *Caller);
 void heapLock();
 void heapUnlock();
 } // namespace ccc

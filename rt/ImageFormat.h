@@ -32,8 +32,8 @@ enum SectionType : uint32_t {
 };
 
 // SecMap: one record per registered global, per range the program excluded,
-// per heap object left out at this site and per stack frame of the site's
-// call chain, each followed by its name (NameLen bytes, padded to 8). Only
+// per heap object left out at this site, per stack frame of the site's
+// call chain and per large heap block in use (256 at most), each followed by its name (NameLen bytes, padded to 8). Only
 // `ckpt info` reads it; a restart does not need it.
 enum MapKind : uint32_t {
   MapGlobal = 1,             // saved; name: the symbol
@@ -42,6 +42,9 @@ enum MapKind : uint32_t {
   MapExcluded = 4,           // left out: ccc_exclude (heap or global)
   MapHeapDeadAtSite = 5,     // left out: dead at this site; name: allocation
   MapStackFrame = 6,         // saved; name: the function
+  MapHeapBlock = 7,          // saved: a large heap block in use; name: the
+                             // allocating call, "fn+0xOFF [0xADDR]" (ADDR
+                             // in the executable: `addr2line -e PROG ADDR`)
 };
 struct MapRecord {
   uint64_t Addr, Len;

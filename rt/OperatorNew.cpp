@@ -19,13 +19,17 @@
 
 namespace {
 // The standard's loop: call the new_handler until memory appears, or throw.
-void *allocate(std::size_t N, std::size_t Align, bool Throw) {
+// Inlined into each operator new, so the return address it records for
+// `ckpt info` is the new-expression's.
+[[gnu::always_inline]] inline void *allocate(std::size_t N, std::size_t Align,
+                                             bool Throw) {
   if (N == 0)
     N = 1;
+  const void *Caller = __builtin_return_address(0);
   for (;;) {
     void *P = Align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__
-                  ? __ccc_malloc(N)
-                  : __ccc_memalign(Align, N);
+                  ? ccc::heapAllocFrom(N, Caller)
+                  : ccc::heapMemalignFrom(Align, N, Caller);
     if (P)
       return P;
     std::new_handler H = std::get_new_handler();

@@ -353,6 +353,14 @@ void describeMemory(MapBuffer &M) {
     FrameWalk W = {M, RT.Ctx.StackLow, RT.StackHigh, 0};
     _Unwind_Backtrace(nameFrame, &W);
   }
+  heapForEachPlacedBlock(
+      [](uintptr_t Addr, size_t Len, uintptr_t PC, void *Ctx) {
+        char Name[192];
+        // The return address is the instruction after the call.
+        describeExecutableAddress(PC ? PC - 1 : 0, Name, sizeof(Name));
+        static_cast<MapBuffer *>(Ctx)->add(Addr, Len, MapHeapBlock, Name);
+      },
+      &M);
 }
 
 struct HeapWriteCtx {

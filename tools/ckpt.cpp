@@ -98,12 +98,21 @@ static const char *kindName(uint32_t K) {
     return "heap, dead at this site (left out)";
   case MapStackFrame:
     return "stack frame";
+  case MapHeapBlock:
+    return "heap block";
   }
   return "?";
 }
 
 static uint32_t sectionOfKind(uint32_t K) {
-  return K == MapStackFrame ? SecStack : SecGlobals;
+  return K == MapStackFrame ? SecStack
+         : K == MapHeapBlock || K == MapHeapDeadAtSite ? SecHeap
+                                                       : SecGlobals;
+}
+
+// Pieces whose bytes an image holds (the rest are left out).
+static bool savedKind(uint32_t K) {
+  return K == MapGlobal || K == MapStackFrame || K == MapHeapBlock;
 }
 
 static std::string demangled(const std::string &N) {
@@ -155,6 +164,8 @@ static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T,
     size_t U = P.Name.find(" in __ccc_user_main");
     if (U != std::string::npos)
       P.Name.replace(U, 19, " in main");
+    if (P.Name.compare(0, 16, "__ccc_user_main+") == 0) // an allocating call
+      P.Name.replace(0, 15, "main");
     Off += (M.NameLen + 7) & ~7u;
     Out.push_back(P);
   }
@@ -173,8 +184,7 @@ static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T,
       continue;
     OlderIn[E.Section] += E.Len;
     for (Piece &P : Out) {
-      if ((P.Kind != MapGlobal && P.Kind != MapStackFrame) ||
-          sectionOfKind(P.Kind) != E.Section)
+      if (!savedKind(P.Kind) || sectionOfKind(P.Kind) != E.Section)
         continue;
       uint64_t Lo = std::max(P.Addr, E.Addr),
                Hi = std::min(P.Addr + P.Len, E.Addr + E.Len);
@@ -183,19 +193,42 @@ static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T,
     }
   }
   const SectionEntry *SH = R.find(SecHeap), *SS = R.find(SecStack);
-  for (Piece &P : Out) {
+  // A heap block's ranges left out (dead at the site, ccc_exclude) are
+  // pieces of their own.
+  std::vector<unsigned long long> Inside(Out.size());
+  for (size_t I = 0; I < Out.size(); ++I)
+    if (Out[I].Kind == MapHeapBlock)
+      for (const Piece &X : Out) {
+        if (X.Kind != MapHeapDeadAtSite && X.Kind != MapExcluded)
+          continue;
+        uint64_t Lo = std::max(Out[I].Addr, X.Addr),
+                 Hi = std::min(Out[I].Addr + Out[I].Len, X.Addr + X.Len);
+        if (Lo < Hi)
+          Inside[I] += Hi - Lo;
+      }
+  for (size_t I = 0; I < Out.size(); ++I) {
+    Piece &P = Out[I];
     uint32_t Sec = sectionOfKind(P.Kind);
-    if (P.Kind == MapGlobal || P.Kind == MapStackFrame) {
-      P.Here = P.Len > P.Older ? P.Len - P.Older : 0;
+    if (savedKind(P.Kind)) {
+      uint64_t Saved = P.Len > Inside[I] ? P.Len - Inside[I] : 0;
+      P.Here = Saved > P.Older ? Saved - P.Older : 0;
       NamedHere[Sec] += P.Here, NamedOlder[Sec] += P.Older;
     } else {
       P.LeftOut = P.Len;
     }
     P.Stored = P.Here * Ratio[Sec];
   }
-  Piece Heap{kHeapInUse, "(heap blocks in use)", 0, 0};
-  Heap.Here = SH ? SH->RawSize : 0, Heap.Older = OlderIn[SecHeap];
-  Heap.Stored = SH ? SH->StoredSize : 0;
+  // The heap section less the named blocks: small blocks, allocator state.
+  Piece Heap{kHeapInUse, NamedHere[SecHeap] + NamedOlder[SecHeap]
+                             ? "(other heap in use)"
+                             : "(heap blocks in use)",
+             0, 0};
+  uint64_t HeapRaw = SH ? SH->RawSize : 0;
+  Heap.Here = HeapRaw > NamedHere[SecHeap] ? HeapRaw - NamedHere[SecHeap] : 0;
+  Heap.Older = OlderIn[SecHeap] > NamedOlder[SecHeap]
+                   ? OlderIn[SecHeap] - NamedOlder[SecHeap]
+                   : 0;
+  Heap.Stored = Heap.Here * Ratio[SecHeap];
   Piece Stack{MapStackFrame, "(rest of the stack)", 0, 0};
   uint64_t StackRaw = SS ? SS->RawSize : 0;
   Stack.Here = StackRaw > NamedHere[SecStack] ? StackRaw - NamedHere[SecStack] : 0;
