@@ -6,13 +6,19 @@ usage: same_output.py --ref "REFERENCE COMMAND" -- COMMAND...
 """
 import argparse
 import difflib
+import os
 import shlex
 import subprocess
 import sys
+import tempfile
 
 
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+def run(cmd, ckpt_dir):
+    # A store of its own: tests of the same program run side by side under
+    # ctest -j2, and none may restart from another's images.
+    env = dict(os.environ, CCC_DIR=ckpt_dir)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                       env=env)
     if r.returncode != 0:
         sys.exit("FAIL: %s exited with %d\n%s" %
                  (" ".join(cmd), r.returncode, r.stderr[-3000:]))
@@ -25,8 +31,9 @@ def main():
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
-    want = run(shlex.split(a.ref))
-    got = run(cmd)
+    with tempfile.TemporaryDirectory(prefix="ccc-same-output-") as d:
+        want = run(shlex.split(a.ref), os.path.join(d, "ref"))
+        got = run(cmd, os.path.join(d, "ccc"))
     if not want.strip():
         sys.exit("FAIL: the reference printed nothing")
     if got != want:
