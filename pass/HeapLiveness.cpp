@@ -153,6 +153,21 @@ SmallVector<SwapPair, 2> findSwapPairs(LoopInfo &LI,
   return Pairs;
 }
 
+// Bytes, or 0 when a loop guard the proof assumed does not hold at B's
+// point (the site).
+Value *unlessGuardFails(IRBuilder<> &B, Value *Bytes,
+                        ArrayRef<GuardAssumption> Assume) {
+  Value *Holds = nullptr;
+  for (const GuardAssumption &G : Assume) {
+    Value *Cond = B.CreateICmp(G.Cond->getPredicate(), G.Cond->getOperand(0),
+                               G.Cond->getOperand(1));
+    if (!G.Taken)
+      Cond = B.CreateNot(Cond);
+    Holds = Holds ? B.CreateAnd(Holds, Cond) : Cond;
+  }
+  return Holds ? B.CreateSelect(Holds, Bytes, B.getInt64(0)) : Bytes;
+}
+
 const SCEV *allocationSizeSCEV(CallInst &CI, ScalarEvolution &SE) {
   const Function *F = CI.getCalledFunction();
   Type *I64 = Type::getInt64Ty(CI.getContext());
@@ -282,16 +297,7 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
     if (!W)
       W = B.CreateGlobalStringPtr(allocationPlace(*D.Alloc), "ccc.alloc");
     Value *Bytes = allocationSize(*D.Alloc, B);
-    Value *Holds = nullptr;
-    for (const GuardAssumption &G : D.Assume) {
-      Value *Cond = B.CreateICmp(G.Cond->getPredicate(), G.Cond->getOperand(0),
-                                 G.Cond->getOperand(1));
-      if (!G.Taken)
-        Cond = B.CreateNot(Cond);
-      Holds = Holds ? B.CreateAnd(Holds, Cond) : Cond;
-    }
-    if (Holds)
-      Bytes = B.CreateSelect(Holds, Bytes, B.getInt64(0));
+    Bytes = unlessGuardFails(B, Bytes, D.Assume);
     B.CreateCall(Mark, {D.Alloc, Bytes, W});
     ++NumDeadAtSite;
   }
@@ -309,16 +315,7 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
     Value *Off = Exp.expandCodeFor(D.Off, I64, D.Site);
     Value *Bytes = Exp.expandCodeFor(D.Width, I64, D.Site);
     IRBuilder<> B(D.Site);
-    Value *Holds = nullptr;
-    for (const GuardAssumption &G : D.Assume) {
-      Value *Cond = B.CreateICmp(G.Cond->getPredicate(), G.Cond->getOperand(0),
-                                 G.Cond->getOperand(1));
-      if (!G.Taken)
-        Cond = B.CreateNot(Cond);
-      Holds = Holds ? B.CreateAnd(Holds, Cond) : Cond;
-    }
-    if (Holds)
-      Bytes = B.CreateSelect(Holds, Bytes, B.getInt64(0));
+    Bytes = unlessGuardFails(B, Bytes, D.Assume);
     Value *At = B.CreateGEP(B.getInt8Ty(), D.Which, Off, "ccc.dead.at");
     B.CreateCall(Mark, {At, Bytes, W});
     ++NumDeadAtSite;

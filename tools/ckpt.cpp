@@ -223,19 +223,17 @@ static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T,
                              ? "(other heap in use)"
                              : "(heap blocks in use)",
              0, 0};
-  uint64_t HeapRaw = SH ? SH->RawSize : 0;
-  Heap.Here = HeapRaw > NamedHere[SecHeap] ? HeapRaw - NamedHere[SecHeap] : 0;
-  Heap.Older = OlderIn[SecHeap] > NamedOlder[SecHeap]
-                   ? OlderIn[SecHeap] - NamedOlder[SecHeap]
-                   : 0;
-  Heap.Stored = Heap.Here * Ratio[SecHeap];
+  // What section Sec holds besides its named pieces.
+  auto Rest = [&](Piece &P, const SectionEntry *E, uint32_t Sec) {
+    uint64_t Raw = E ? E->RawSize : 0;
+    P.Here = Raw > NamedHere[Sec] ? Raw - NamedHere[Sec] : 0;
+    P.Older = OlderIn[Sec] > NamedOlder[Sec] ? OlderIn[Sec] - NamedOlder[Sec]
+                                             : 0;
+    P.Stored = P.Here * Ratio[Sec];
+  };
+  Rest(Heap, SH, SecHeap);
   Piece Stack{MapStackFrame, "(rest of the stack)", 0, 0};
-  uint64_t StackRaw = SS ? SS->RawSize : 0;
-  Stack.Here = StackRaw > NamedHere[SecStack] ? StackRaw - NamedHere[SecStack] : 0;
-  Stack.Older = OlderIn[SecStack] > NamedOlder[SecStack]
-                    ? OlderIn[SecStack] - NamedOlder[SecStack]
-                    : 0;
-  Stack.Stored = Stack.Here * Ratio[SecStack];
+  Rest(Stack, SS, SecStack);
   Out.push_back(Heap);
   Out.push_back(Stack);
   std::sort(Out.begin(), Out.end(), [](const Piece &A, const Piece &B) {
