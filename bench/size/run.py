@@ -280,7 +280,8 @@ def table(results):
                  "%.3f (target <= 0.5)" % g1)
     lines.append("steady-state incremental / first image, geomean: %.3f "
                  "(target <= 0.2; kernels with read-only data: %s)" %
-                 (g2, ", ".join(k for k, ro in KERNELS.items() if ro)))
+                 (g2, ", ".join(r["kernel"] for r in results
+                                if KERNELS.get(r["kernel"])) or "none run"))
     lines.append("first image / live-bytes oracle, worst: %.3f (target <= "
                  "1.05 + a few KB)" % g3)
     return "\n".join(lines)
