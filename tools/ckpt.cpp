@@ -421,22 +421,41 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
   auto Count = [&](int S, int K, uint64_t Len) {
     N[S][K]++, Bytes[S][K] += Len, N[3][K]++, Bytes[3][K] += Len;
   };
+  std::vector<bool> New(B.size()); // B's chunk changed or added
   for (int S = 0; S < 3; ++S) {
     for (size_t I = 0; I < B.size(); ++I) {
       if (B[I].Section != Secs[S])
         continue;
       const ChunkEntry *X = A.find(Secs[S], B[I].Addr);
-      if (!X)
-        Count(S, Added, B[I].Len);
-      else if (X->Len == B[I].Len && X->Hash == B[I].Hash)
-        Count(S, Same, B[I].Len);
-      else
-        Count(S, Changed, B[I].Len);
+      New[I] = !X || X->Len != B[I].Len || X->Hash != B[I].Hash;
+      Count(S, !X ? Added : New[I] ? Changed : Same, B[I].Len);
     }
     for (size_t I = 0; I < A.size(); ++I)
       if (A[I].Section == Secs[S] && !B.find(Secs[S], A[I].Addr))
         Count(S, Removed, A[I].Len);
   }
+  // The same by named piece of B (its map: globals, large heap blocks,
+  // stack frames): the bytes of its changed or added chunks.
+  std::string MapError;
+  std::vector<Piece> Pieces = whereBytesGo(RB, B, MapError);
+  std::vector<std::pair<unsigned long long, const Piece *>> ByPiece;
+  for (const Piece &P : Pieces) {
+    if (!savedKind(P.Kind) || !P.Len)
+      continue;
+    unsigned long long C = 0;
+    for (size_t I = 0; I < B.size(); ++I) {
+      if (!New[I] || B[I].Section != sectionOfKind(P.Kind))
+        continue;
+      uint64_t Lo = std::max(P.Addr, B[I].Addr),
+               Hi = std::min(P.Addr + P.Len, B[I].Addr + B[I].Len);
+      if (Lo < Hi)
+        C += Hi - Lo;
+    }
+    if (C)
+      ByPiece.push_back({C, &P});
+  }
+  std::stable_sort(ByPiece.begin(), ByPiece.end(),
+                   [](const auto &X, const auto &Y) { return X.first > Y.first; });
   const char *Names[] = {"globals", "heap", "stack", "total"};
   if (Json) {
     printf("{\"a\": {\"path\": \"%s\", \"version\": %llu}, \"b\": "
@@ -450,7 +469,14 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
                K ? ", " : "", KindName[K], N[S][K], Bytes[S][K]);
       printf("}");
     }
-    printf("}\n");
+    printf(", \"changed_pieces\": [");
+    for (size_t I = 0; I < ByPiece.size(); ++I) {
+      printf("%s{\"name\": ", I ? ", " : "");
+      jsonString(ByPiece[I].second->Name);
+      printf(", \"kind\": \"%s\", \"bytes\": %llu}",
+             pieceKind(*ByPiece[I].second), ByPiece[I].first);
+    }
+    printf("]}\n");
     return 0;
   }
   printf("a: %s (version %llu)\nb: %s (version %llu)\n", PathA,
@@ -472,6 +498,20 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
   }
   printf("(chunks of at least 4 KiB, matched by address; smaller pieces are "
          "always stored and not compared)\n");
+  if (!MapError.empty())
+    fprintf(stderr, "ccc: %s: %s\n", PathB, MapError.c_str());
+  if (!ByPiece.empty()) {
+    printf("\nchanged or added, by piece of b (bytes of its changed chunks):"
+           "\n%-40s %-20s %12s\n", "name", "kind", "bytes");
+    for (size_t I = 0; I < ByPiece.size() && I < 20; ++I) {
+      const std::string &Nm = ByPiece[I].second->Name;
+      std::string Short = Nm.size() > 40 ? Nm.substr(0, 37) + "..." : Nm;
+      printf("%-40s %-20s %12llu\n", Short.c_str(),
+             pieceKind(*ByPiece[I].second), ByPiece[I].first);
+    }
+    if (ByPiece.size() > 20)
+      printf("(%zu more pieces)\n", ByPiece.size() - 20);
+  }
   return 0;
 }
 

@@ -99,6 +99,14 @@ try:
     check(same >= 48 << 20 and (1 << 20) <= changed <= (5 << 20) // 4,
           "ckpt diff 11 12: the table unchanged (%d bytes), the 1 MiB state "
           "changed (%d bytes)" % (same, changed))
+    pieces = diff.get("changed_pieces", [])
+    # Bytes of changed chunks: the table's last chunk may hold the state's
+    # first bytes, and the state's block ends with its page's slack.
+    check(any(p["kind"] == "heap block" and
+              1 << 20 <= p["bytes"] <= (1 << 20) + (64 << 10) for p in pieces)
+          and all(p["bytes"] <= (1 << 20) + (64 << 10) for p in pieces),
+          "ckpt diff 11 12 by piece: the 1 MiB state block changed whole, "
+          "of the 48 MiB table at most the chunk it shares (%s)" % pieces)
     t = subprocess.run([ckpt, "diff", image(d, 11), image(d, 12)],
                        capture_output=True, text=True).stdout
     check(re.search(r"^heap\s+\d+ \(48\.\d MiB\)\s+1[67] \(1\.0 MiB\)", t, re.M)
