@@ -438,6 +438,11 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
   // stack frames): the bytes of its changed or added chunks.
   std::string MapError;
   std::vector<Piece> Pieces = whereBytesGo(RB, B, MapError);
+  // As ckpt info: a damaged map is named, the rest still shown, exit 1.
+  if (!MapError.empty())
+    fprintf(stderr, "ccc: %s: %s (changes by piece not shown)\n", PathB,
+            MapError.c_str());
+  int Status = MapError.empty() ? 0 : 1;
   std::vector<std::pair<unsigned long long, const Piece *>> ByPiece;
   for (const Piece &P : Pieces) {
     if (!savedKind(P.Kind) || !P.Len)
@@ -477,7 +482,7 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
              pieceKind(*ByPiece[I].second), ByPiece[I].first);
     }
     printf("]}\n");
-    return 0;
+    return Status;
   }
   printf("a: %s (version %llu)\nb: %s (version %llu)\n", PathA,
          (unsigned long long)RA.header().Version, PathB,
@@ -498,8 +503,6 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
   }
   printf("(chunks of at least 4 KiB, matched by address; smaller pieces are "
          "always stored and not compared)\n");
-  if (!MapError.empty())
-    fprintf(stderr, "ccc: %s: %s\n", PathB, MapError.c_str());
   if (!ByPiece.empty()) {
     printf("\nchanged or added, by piece of b (bytes of its changed chunks):"
            "\n%-40s %-20s %12s\n", "name", "kind", "bytes");
@@ -512,7 +515,7 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
     if (ByPiece.size() > 20)
       printf("(%zu more pieces)\n", ByPiece.size() - 20);
   }
-  return 0;
+  return Status;
 }
 
 static int cmdVerify(const char *Path) {

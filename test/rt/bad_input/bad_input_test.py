@@ -120,6 +120,11 @@ i = subprocess.run([CKPT, "info", newest], capture_output=True, text=True)
 check(i.returncode == 1 and "ccc:" in i.stderr and "map section" in i.stderr
       and "heap" in i.stdout,
       f"corrupt-map: ckpt info names the damage, shows the rest ({i.stderr.strip()})")
+i = subprocess.run([CKPT, "diff", images(d)[-2], newest], capture_output=True,
+                   text=True)
+check(i.returncode == 1 and "ccc:" in i.stderr and "map section" in i.stderr
+      and "heap" in i.stdout,
+      f"corrupt-map: ckpt diff names the damage, shows the rest ({i.stderr.strip()})")
 r = run(PROG, d)
 check(f"restarting from {newest}" in r.stderr and r.returncode == 0 and
       r.stdout == reference, "corrupt-map: restarts from that image, same result")
