@@ -300,7 +300,7 @@ Loop *OverwriteFlow::nestCovering(Loop *L, ArrayRef<StoreInst *> Stores) {
       auto Varies = [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); };
       if (!isa<SCEVCouldNotCompute>(Off) && !SCEVExprContains(Off, Varies) &&
           !SCEVExprContains(Width, Varies)) {
-        KillRanges.push_back({L->getHeader(), toI64(Off), Width});
+        KillRanges.push_back({toI64(Off), Width});
         return L;
       }
       continue;

@@ -116,7 +116,6 @@ private:
   llvm::SmallPtrSet<const llvm::Instruction *, 4> KillInsts;
   llvm::SmallPtrSet<const llvm::BasicBlock *, 4> Barriers;
   struct KillRange {
-    const llvm::BasicBlock *Header;
     const llvm::SCEV *Off, *Width;
   };
   llvm::SmallVector<KillRange, 2> KillRanges;
