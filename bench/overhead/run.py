@@ -15,6 +15,11 @@ moment_f.c built as the C kernels are.
    as MPI singletons) at S and 2S steps: the per-step ratio
    (I(2S) - I(S)) ccc / plain removes the fixed start-up cost (ccc's
    re-exec and region set-up), which is reported separately.
+ * leaf code: the functions of the program's own source that both builds
+   keep as symbols and that call nothing, disassembled by llvm-objdump-19
+   from each build and compared, addresses normalised away: the pass must
+   leave a hot kernel's code as the plain compiler made it. Kernels inlined
+   into main (which holds the site) are named, not compared.
 Targets (issue 6): <= 1.01 geomean, <= 1.03 worst.
 
 usage: bench/overhead/run.py [full|smoke] [--np 1,2] [--prefix PREFIX]
@@ -109,6 +114,95 @@ def callgrind(cmd, env, out, follow):
     return total
 
 
+def own_functions(src):
+    """Names of the functions the source defines, in order (C: definitions
+    at column 0; Fortran: procedures outside interface blocks, which
+    declare another file's)."""
+    text = open(src).read()
+    if src.endswith(".f90"):
+        text = re.sub(r"^\s*interface\b.*?^\s*end\s+interface\b", "", text,
+                      flags=re.S | re.M | re.I)
+        return re.findall(r"^[ \t]*(?!end\b)[\w \t()]*?\b(?:subroutine|function)"
+                          r"[ \t]+(\w+)", text, re.M | re.I)
+    return re.findall(r"^[A-Za-z_][^;#{}()=]*?\b(\w+)\s*\([^;{}]*\)\s*\{",
+                      text, re.M)
+
+
+def text_symbols(exe):
+    """Source name -> (symbol, address, size) of exe's functions; flang's
+    module procedures (_QMmodPname) and external ones (_QPname) by their
+    Fortran name."""
+    out = subprocess.run(["nm", "-S", exe], check=True, capture_output=True,
+                         text=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in ("t", "T"):
+            m = re.match(r"_QM[a-z0-9_]+P([a-z0-9_]+)$|_QP([a-z0-9_]+)$", f[3])
+            name = (m.group(1) or m.group(2)) if m else f[3]
+            syms[name] = (f[3], int(f[0], 16), int(f[1], 16))
+    return syms
+
+
+def disassemble(exe, sym):
+    """sym's instructions, one string each, with what differs by where the
+    linker put things removed: branch targets inside sym become offsets
+    from its start, other targets their symbol's name, RIP-relative
+    displacements and objdump's address comments go. Stops at the symbol's
+    size (objdump would go on into the padding before the next one)."""
+    name, start, size = sym
+    out = subprocess.run(["llvm-objdump-19", "--no-show-raw-insn", "-d",
+                          "--disassemble-symbols=" + name, exe], check=True,
+                         capture_output=True, text=True).stdout
+    code = []
+    for line in out.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s*(.*)", line)
+        if not m or int(m.group(1), 16) >= start + size:
+            continue
+        ins = re.sub(r"\s*#.*", "", m.group(2))
+        ins = re.sub(r"-?0x[0-9a-f]+\(%rip\)", "(%rip)", ins)
+        ins = re.sub(r"0x[0-9a-f]+ <%s(?:\+(0x[0-9a-f]+))?>" % re.escape(name),
+                     lambda t: "<+%s>" % (t.group(1) or "0x0"), ins)
+        ins = re.sub(r"0x[0-9a-f]+ <([^>+]+)(?:\+0x[0-9a-f]+)?>", r"<\1>", ins)
+        code.append(" ".join(ins.split()))
+    return code
+
+
+def leaf_code(name, src, plain, ccc):
+    """Table rows (program, function, instructions plain, ccc, identical,
+    first differing lines) for the leaf functions of src, and notes on the
+    functions not compared."""
+    sp, sc = text_symbols(plain), text_symbols(ccc)
+    rows, notes = [], []
+    for f in own_functions(src):
+        if f == "main":
+            notes.append("main (holds the site; ccc renames it)")
+        elif f not in sp and f not in sc:
+            notes.append("%s (inlined into its callers in both builds)" % f)
+        elif f not in sp or f not in sc:
+            # Kept out of line by one build only: its code differs.
+            rows.append((name, f, len(disassemble(plain, sp[f])) if f in sp
+                         else None, len(disassemble(ccc, sc[f])) if f in sc
+                         else None, False, ["symbol in the %s build only" %
+                                            ("plain" if f in sp else "ccc")]))
+        else:
+            p, c = disassemble(plain, sp[f]), disassemble(ccc, sc[f])
+            # A call or a jump out of the function (a tail call) runs code
+            # that is not the kernel's (ccc's MPI layer replaces MPI's).
+            if any(i.startswith("call") or re.match(r"j\w* <[^+]", i)
+                   for i in p + c):
+                notes.append("%s (calls other functions)" % f)
+                continue
+            i = next((k for k, (x, y) in enumerate(zip(p, c)) if x != y),
+                     min(len(p), len(c)))
+            diff = [] if p == c else [
+                "first difference at instruction %d:" % (i + 1),
+                "  plain: " + " ; ".join(p[i:i + 3]),
+                "  ccc:   " + " ; ".join(c[i:i + 3])]
+            rows.append((name, f, len(p), len(c), p == c, diff))
+    return rows, notes
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", nargs="?", default="full", choices=["full", "smoke"])
@@ -126,7 +220,7 @@ def main():
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_orte_tmpdir_base=work,
                OMPI_MCA_btl_vader_backing_directory=work)
-    rows, inst = [], []
+    rows, inst, leaf, leaf_notes = [], [], [], []
     try:
         for name in (a.programs or ",".join(PROGRAMS)).split(","):
             src, mpi, args, steps, cg_args = PROGRAMS[name]
@@ -152,6 +246,13 @@ def main():
                 subprocess.run(["clang-19", "-O2"] + inc + ["-o", plain, src,
                                                             "-lm"], check=True)
                 subprocess.run([cc, "-O2", "-o", ccc, src, "-lm"], check=True)
+            r, n = leaf_code(name, src, plain, ccc)
+            leaf += r
+            if n:
+                leaf_notes.append("%s: %s" % (name, ", ".join(n)))
+            print("%-10s leaf code: %s" % (name, ", ".join(
+                "%s %s" % (x[1], "identical" if x[4] else "DIFFERS") for x in r)
+                or "none compared"), flush=True)
             for np in ([int(x) for x in a.np.split(",")] if mpi else [1]):
                 launch = ["mpirun.openmpi", "--oversubscribe", "-np", str(np)] \
                     if mpi else []
@@ -207,6 +308,18 @@ def main():
             print("%-11s %5d %14d %14d %10.4f %14d" % (n, 2 * s, p, c, per, fixed))
         print("per-step instruction ratio geomean %.4f, worst %.4f" %
               (geomean([x[4] for x in inst]), max(x[4] for x in inst)))
+    print("leaf code (llvm-objdump-19, addresses normalised): the program's "
+          "own functions that both builds keep and that call nothing")
+    print("%-11s %-14s %7s %7s  %s" % ("program", "function", "plain", "ccc",
+                                       "identical"))
+    for n, f, p, c, same, diff in leaf:
+        print("%-11s %-14s %7s %7s  %s" % (n, f, "-" if p is None else p,
+                                           "-" if c is None else c,
+                                           "yes" if same else "no"))
+        for d in diff:
+            print("    " + d)
+    for n in leaf_notes:
+        print("not compared: " + n)
 
 
 if __name__ == "__main__":
