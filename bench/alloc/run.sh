@@ -2,15 +2,23 @@
 # Allocator throughput: ccc's region allocator (ckpt-cc build) vs glibc
 # malloc (plain clang-19 build) on the same operation sequence; 5 runs each,
 # interleaved; prints min/median ops/s and the median ratio ccc/glibc.
-# Usage: bench/alloc/run.sh [operations]   (after scripts/build.sh)
+# Usage: bench/alloc/run.sh [operations] [PREFIX]
+#   operations  per run (default 20000000)
+#   PREFIX      the ccc install tree (default: build/install, from
+#               scripts/build.sh)
 set -eu
 top=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
+n=${1:-20000000}
+prefix=${2:-$top/build/install}
+if [ ! -x "$prefix/bin/ckpt-cc" ]; then
+  echo "$0: $prefix/bin/ckpt-cc not found (run scripts/build.sh, or name the install prefix)" >&2
+  exit 2
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 src=$top/bench/alloc/alloc_bench.c
 clang-19 -O2 -o "$out/glibc" "$src"
-"$top/build/install/bin/ckpt-cc" -O2 -o "$out/ccc" "$src"
-n=${1:-20000000}
+"$prefix/bin/ckpt-cc" -O2 -o "$out/ccc" "$src"
 export CCC_DIR="$out/ckpt" CCC_RESTART=never
 for i in 1 2 3 4 5; do
   "$out/glibc" "$n" 2>/dev/null >>"$out/glibc.txt"

@@ -2,15 +2,22 @@
 # Fast-path cost of ccc_checkpoint(): ns per loop iteration with a site
 # (built with ckpt-cc) vs without (-DNO_SITE, same flags), 5 runs each,
 # interleaved; prints min and median of each and the cost per site.
-# Usage: bench/fastpath/run.sh [iterations]   (after scripts/build.sh)
+# Usage: bench/fastpath/run.sh [iterations] [PREFIX]
+#   iterations  per run (default 200000000)
+#   PREFIX      the ccc install tree (default: build/install, from
+#               scripts/build.sh)
 set -eu
 top=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
-cc=$top/build/install/bin/ckpt-cc
+n=${1:-200000000}
+cc=${2:-$top/build/install}/bin/ckpt-cc
+if [ ! -x "$cc" ]; then
+  echo "$0: $cc not found (run scripts/build.sh, or name the install prefix)" >&2
+  exit 2
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$cc" -O2 -o "$out/site" "$top/bench/fastpath/fastpath.c"
 "$cc" -O2 -DNO_SITE -o "$out/nosite" "$top/bench/fastpath/fastpath.c"
-n=${1:-200000000}
 export CCC_DIR="$out/ckpt" CCC_RESTART=never
 for i in 1 2 3 4 5; do
   "$out/site" "$n" >>"$out/site.txt"
