@@ -176,9 +176,9 @@ def leaf_code(name, src, plain, ccc):
     rows, notes = [], []
     for f in own_functions(src):
         if f == "main":
-            notes.append("main (holds the site; ccc renames it)")
+            notes.append("main (site)")
         elif f not in sp and f not in sc:
-            notes.append("%s (inlined into its callers in both builds)" % f)
+            notes.append("%s (inlined)" % f)
         elif f not in sp or f not in sc:
             # Kept out of line by one build only: its code differs.
             rows.append((name, f, len(disassemble(plain, sp[f])) if f in sp
@@ -191,7 +191,7 @@ def leaf_code(name, src, plain, ccc):
             # that is not the kernel's (ccc's MPI layer replaces MPI's).
             if any(i.startswith("call") or re.match(r"j\w* <[^+]", i)
                    for i in p + c):
-                notes.append("%s (calls other functions)" % f)
+                notes.append("%s (calls)" % f)
                 continue
             i = next((k for k, (x, y) in enumerate(zip(p, c)) if x != y),
                      min(len(p), len(c)))
@@ -318,8 +318,12 @@ def main():
                                            "yes" if same else "no"))
         for d in diff:
             print("    " + d)
+    if leaf_notes:
+        print("not compared: (inlined) no symbol in either build, kept in its "
+              "callers; (site) main, which holds the site and ccc renames; "
+              "(calls) not a leaf")
     for n in leaf_notes:
-        print("not compared: " + n)
+        print("  " + n)
 
 
 if __name__ == "__main__":
