@@ -1,11 +1,12 @@
 //===- CccPasses.h - The ccc instrumentation passes -------------*- C++ -*-===//
 //
-// Four module passes, each idempotent, run in this order by `-passes=ccc`
-// and by -fpass-plugin at PipelineStart:
-//   ccc-entry    renames main so the runtime's main runs first
-//   ccc-heap     routes heap calls to the runtime's fixed-address allocator
-//   ccc-globals  registers writable globals and thread-locals for saving
-//   ccc-sites    inlines the fast path of each ccc_checkpoint() site
+// Five module passes, each idempotent, run in this order by `-passes=ccc`
+// and by -fpass-plugin at PipelineStart (ccc-globals at OptimizerLast):
+//   ccc-entry      renames main so the runtime's main runs first
+//   ccc-heap       routes heap calls to the runtime's fixed-address allocator
+//   ccc-globals    registers writable globals and thread-locals for saving
+//   ccc-sites      inlines the fast path of each ccc_checkpoint() site
+//   ccc-mpi-facts  tells LLVM what MPI_Comm_size/rank do with their result
 // Names and layouts they share with the runtime are in include/ccc/abi.h.
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +36,11 @@ struct GlobalTablePass : llvm::PassInfoMixin<GlobalTablePass> {
 struct CheckpointSitesPass : llvm::PassInfoMixin<CheckpointSitesPass> {
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
   static bool isRequired() { return true; }
+};
+// ccc-mpi-facts: MPI_Comm_size/MPI_Comm_rank keep no pointer to their
+// result (MPIFacts.cpp), so the optimizer may keep it in a register.
+struct MPIFactsPass : llvm::PassInfoMixin<MPIFactsPass> {
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
 };
 // ccc-heap-liveness (a function pass, before the loop vectorizer): marks
 // heap objects dead at a site for that site's image (HeapLiveness.cpp).

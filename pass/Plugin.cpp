@@ -7,7 +7,8 @@
 // ran 6.6 % more instructions, bench/overhead; heap liveness before the
 // loop vectorizer, which would split the loops it reads) or with
 // `opt -load-pass-plugin=libccc.so -passes=ccc` (also ccc-entry, ccc-heap,
-// ccc-globals, ccc-sites, ccc-heap-liveness one by one, for tests).
+// ccc-globals, ccc-sites, ccc-mpi-facts, ccc-heap-liveness one by one, for
+// tests).
 //
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
@@ -22,6 +23,7 @@ static void addAll(ModulePassManager &MPM) {
   MPM.addPass(ccc::HeapCallsPass());
   MPM.addPass(ccc::GlobalTablePass());
   MPM.addPass(ccc::CheckpointSitesPass());
+  MPM.addPass(ccc::MPIFactsPass());
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
@@ -31,6 +33,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   MPM.addPass(ccc::EntryRenamePass());
                   MPM.addPass(ccc::HeapCallsPass());
                   MPM.addPass(ccc::CheckpointSitesPass());
+                  MPM.addPass(ccc::MPIFactsPass());
                 });
             PB.registerVectorizerStartEPCallback(
                 [](FunctionPassManager &FPM, OptimizationLevel) {
@@ -53,6 +56,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                     MPM.addPass(ccc::GlobalTablePass());
                   else if (Name == "ccc-sites")
                     MPM.addPass(ccc::CheckpointSitesPass());
+                  else if (Name == "ccc-mpi-facts")
+                    MPM.addPass(ccc::MPIFactsPass());
                   else
                     return false;
                   return true;
