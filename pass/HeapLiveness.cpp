@@ -17,6 +17,11 @@
 //     condition is computed from values that stay the same in the whole
 //     call: the exclusion is then made only if that condition holds at
 //     the site.
+// An object not proven dead whole may still be dead over the range that
+// its overwriting nests write (all of them the same range, computed at the
+// site): a transpose's target, a pack buffer whose length the pass cannot
+// relate to the allocation's; then that range is left out, if the run-time
+// checks the proof needs hold at the site.
 // Two allocations whose pointers a loop swaps every iteration (the header
 // phis u and unew, entered with the two allocations and fed back crossed)
 // are analysed as a pair: in every iteration the phis hold different
@@ -44,14 +49,14 @@
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
-#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 #include "llvm/IR/CFG.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
-#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
 #define DEBUG_TYPE "ccc-heap-liveness"
 STATISTIC(NumDeadAtSite, "Heap objects found dead at a site");
@@ -116,6 +121,11 @@ bool freeReaches(const Instruction *Free, const Instruction *S,
   return false;
 }
 
+// An object not proven dead whole may still be dead over the range that
+// its overwriting nests write (all of them the same range, computed at the
+// site): a transpose's target, a pack buffer whose length the pass cannot
+// relate to the allocation's; then that range is left out, if the run-time
+// checks the proof needs hold at the site.
 // Two allocations whose pointers a loop swaps every iteration (u and unew
 // of a Jacobi sweep): header phis P and Q entered with A and B and fed
 // back crossed, so in every iteration they hold different objects.
@@ -126,7 +136,7 @@ struct SwapPair {
 };
 
 SmallVector<SwapPair, 2> findSwapPairs(LoopInfo &LI,
-                                        ArrayRef<CallInst *> Allocs) {
+                                       ArrayRef<CallInst *> Allocs) {
   SmallVector<SwapPair, 2> Pairs;
   auto IsAlloc = [&](Value *V) -> CallInst * {
     auto *CI = dyn_cast<CallInst>(V);
@@ -154,10 +164,15 @@ SmallVector<SwapPair, 2> findSwapPairs(LoopInfo &LI,
 }
 
 // Bytes, or 0 when a loop guard the proof assumed does not hold at B's
-// point (the site).
+// point (the site), or a pair of values it needs equal differs.
 Value *unlessGuardFails(IRBuilder<> &B, Value *Bytes,
-                        ArrayRef<GuardAssumption> Assume) {
+                        ArrayRef<GuardAssumption> Assume,
+                        ArrayRef<std::pair<Value *, Value *>> Equal) {
   Value *Holds = nullptr;
+  for (auto [X, Y] : Equal) {
+    Value *Cond = B.CreateICmpEQ(X, Y);
+    Holds = Holds ? B.CreateAnd(Holds, Cond) : Cond;
+  }
   for (const GuardAssumption &G : Assume) {
     Value *Cond = B.CreateICmp(G.Cond->getPredicate(), G.Cond->getOperand(0),
                                G.Cond->getOperand(1));
@@ -200,11 +215,47 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
   auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
   auto &LI = FAM.getResult<LoopAnalysis>(F);
   auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+  SCEVExpander Exp(SE, F.getParent()->getDataLayout(), "ccc.dead");
   struct Dead {
     CallInst *Site, *Alloc;
     SmallVector<GuardAssumption, 2> Assume;
   };
   SmallVector<Dead, 8> Found;
+  // A range of an object left out: Ptr + Off, Width bytes, if the Checks
+  // hold; Where names the allocation(s).
+  struct DeadRange {
+    CallInst *Site;
+    Value *Ptr;
+    std::string Where;
+    const SCEV *Off, *Width;
+    SmallVector<SCEVPair, 1> Checks;
+    SmallVector<GuardAssumption, 2> Assume;
+  };
+  SmallVector<DeadRange, 4> FoundRanges;
+  // Records the sites where the object at Ptr is dead over the range its
+  // overwriting nests write (Flow in range mode), from every path on.
+  auto FindRanges = [&](OverwriteFlow &Flow, Value *Ptr,
+                        function_ref<bool(CallInst *)> Applies,
+                        const std::string &Where) {
+    const SCEV *Off, *Width;
+    SmallVector<SCEVPair, 1> Checks;
+    if (!Flow.rangeKill(Off, Width, Checks))
+      return;
+    for (CallInst *S : Sites) {
+      auto Expandable = [&](const SCEV *X) {
+        return Exp.isSafeToExpandAt(X, S);
+      };
+      if (!Applies(S) || !Expandable(Off) || !Expandable(Width) ||
+          !llvm::all_of(Checks, [&](const SCEVPair &C) {
+            return Expandable(C.first) && Expandable(C.second);
+          }))
+        continue;
+      DeadRange D{S, Ptr, Where, Off, Width, Checks, {}};
+      if (Flow.deadFrom(S->getNextNode(), S, &D.Assume))
+        FoundRanges.push_back(std::move(D));
+    }
+  };
+
   for (CallInst *P : Allocs) {
     ObjectAccesses A;
     if (!collectAccesses(P, A, "__ccc_free"))
@@ -213,35 +264,44 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
     OverwriteFlow Flow(F, *P, allocationSizeSCEV(*P, SE), A, NoSite,
                        /*NestMayHoldSites=*/true, DT, LI, SE);
     Flow.addKill(P); // reached again: a new object
+    // Sites where the object may be dead: the allocation comes first and
+    // no free between them.
+    auto Applies = [&](CallInst *S) {
+      return DT.dominates(P, S) && llvm::none_of(A.Frees, [&](CallBase *Free) {
+               return freeReaches(Free, S, P);
+             });
+    };
+    SmallVector<CallInst *, 4> NotWhole;
     for (CallInst *S : Sites) {
-      if (!DT.dominates(P, S))
-        continue;
-      if (llvm::any_of(A.Frees,
-                       [&](CallBase *Free) { return freeReaches(Free, S, P); }))
+      if (!Applies(S))
         continue;
       Dead D{S, P, {}};
       if (Flow.deadFrom(S->getNextNode(), S, &D.Assume))
         Found.push_back(std::move(D));
+      else
+        NotWhole.push_back(S);
     }
+    if (NotWhole.empty())
+      continue;
+    // Not proven dead whole: maybe the range its nests rewrite (a transpose
+    // target, a pack buffer whose length the pass cannot relate to the
+    // allocation's).
+    OverwriteFlow Ranges(F, *P, /*Size=*/nullptr, A, NoSite,
+                         /*NestMayHoldSites=*/true, DT, LI, SE);
+    Ranges.addKill(P);
+    FindRanges(
+        Ranges, P, [&](CallInst *S) { return llvm::is_contained(NotWhole, S); },
+        allocationPlace(*P));
   }
 
   // Swapped pairs: at a site in the loop, the object one phi holds may be
   // dead while the other's is live. Only a range of it may be rewritten
   // (the interior of a grid with ghost planes), so that range is what is
   // left out.
-  struct DeadRange {
-    CallInst *Site;
-    SwapPair Pair;
-    PHINode *Which;
-    const SCEV *Off, *Width;
-    SmallVector<GuardAssumption, 2> Assume;
-  };
-  SmallVector<DeadRange, 4> FoundRanges;
   for (const SwapPair &SP : findSwapPairs(LI, Allocs)) {
     // Roots: 0 A, 1 B, 2 P, 3 Q; 4: through a phi joining them.
     SmallVector<ObjectAccesses, 5> ByRoot;
-    if (!collectFamilyAccesses({SP.A, SP.B, SP.P, SP.Q}, ByRoot,
-                               "__ccc_free"))
+    if (!collectFamilyAccesses({SP.A, SP.B, SP.P, SP.Q}, ByRoot, "__ccc_free"))
       continue;
     bool FreedInLoop = false;
     for (const ObjectAccesses &A : ByRoot)
@@ -264,22 +324,17 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
       auto NoSite = [](const CallBase &) { return false; };
       OverwriteFlow Flow(F, *Which, /*Size=*/nullptr, A, NoSite,
                          /*NestMayHoldSites=*/true, DT, LI, SE);
-      const SCEV *Off, *Width;
-      if (!Flow.rangeKill(Off, Width))
-        continue;
       // Past the loop's header the phis name each other's object. (After
       // an exit they keep their objects, and the exit phis joining them
       // count as reads.)
       Flow.addBarrier(SP.L->getHeader());
-      SCEVExpander Exp(SE, F.getParent()->getDataLayout(), "ccc.dead");
-      for (CallInst *S : Sites) {
-        if (!SP.L->contains(S) || !DT.dominates(Which, S) ||
-            !Exp.isSafeToExpandAt(Off, S) || !Exp.isSafeToExpandAt(Width, S))
-          continue;
-        DeadRange D{S, SP, Which, Off, Width, {}};
-        if (Flow.deadFrom(S->getNextNode(), S, &D.Assume))
-          FoundRanges.push_back(std::move(D));
-      }
+      FindRanges(
+          Flow, Which,
+          [&](CallInst *S) {
+            return SP.L->contains(S) && DT.dominates(Which, S);
+          },
+          allocationPlace(*SP.A) + " or " + allocationPlace(*SP.B) +
+              " (swapped each iteration)");
     }
   }
   if (Found.empty() && FoundRanges.empty())
@@ -290,34 +345,33 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
   PointerType *Ptr = PointerType::getUnqual(C);
   FunctionCallee Mark = M.getOrInsertFunction(
       CCC_DEAD_AT_SITE, Type::getVoidTy(C), Ptr, Type::getInt64Ty(C), Ptr);
-  DenseMap<CallInst *, Constant *> Where;
+  StringMap<Constant *> Where;
+  auto WhereString = [&](IRBuilder<> &B, const std::string &S) {
+    Constant *&W = Where[S];
+    if (!W)
+      W = B.CreateGlobalStringPtr(S, "ccc.alloc");
+    return W;
+  };
   for (Dead &D : Found) {
     IRBuilder<> B(D.Site);
-    Constant *&W = Where[D.Alloc];
-    if (!W)
-      W = B.CreateGlobalStringPtr(allocationPlace(*D.Alloc), "ccc.alloc");
     Value *Bytes = allocationSize(*D.Alloc, B);
-    Bytes = unlessGuardFails(B, Bytes, D.Assume);
-    B.CreateCall(Mark, {D.Alloc, Bytes, W});
+    Bytes = unlessGuardFails(B, Bytes, D.Assume, {});
+    B.CreateCall(Mark,
+                 {D.Alloc, Bytes, WhereString(B, allocationPlace(*D.Alloc))});
     ++NumDeadAtSite;
   }
-  SCEVExpander Exp(SE, M.getDataLayout(), "ccc.dead");
   for (DeadRange &D : FoundRanges) {
-    Constant *&W = Where[D.Pair.A];
-    if (!W) {
-      IRBuilder<> B(D.Site);
-      W = B.CreateGlobalStringPtr(allocationPlace(*D.Pair.A) + " or " +
-                                      allocationPlace(*D.Pair.B) +
-                                      " (swapped each iteration)",
-                                  "ccc.alloc");
-    }
     Type *I64 = Type::getInt64Ty(C);
     Value *Off = Exp.expandCodeFor(D.Off, I64, D.Site);
     Value *Bytes = Exp.expandCodeFor(D.Width, I64, D.Site);
+    SmallVector<std::pair<Value *, Value *>, 1> Equal;
+    for (const SCEVPair &Chk : D.Checks)
+      Equal.push_back({Exp.expandCodeFor(Chk.first, I64, D.Site),
+                       Exp.expandCodeFor(Chk.second, I64, D.Site)});
     IRBuilder<> B(D.Site);
-    Bytes = unlessGuardFails(B, Bytes, D.Assume);
-    Value *At = B.CreateGEP(B.getInt8Ty(), D.Which, Off, "ccc.dead.at");
-    B.CreateCall(Mark, {At, Bytes, W});
+    Bytes = unlessGuardFails(B, Bytes, D.Assume, Equal);
+    Value *At = B.CreateGEP(B.getInt8Ty(), D.Ptr, Off, "ccc.dead.at");
+    B.CreateCall(Mark, {At, Bytes, WhereString(B, D.Where)});
     ++NumDeadAtSite;
   }
   return PreservedAnalyses::none();

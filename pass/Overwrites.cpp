@@ -1,13 +1,20 @@
 //===- Overwrites.cpp - Where an object is overwritten whole --------------===//
 //
 // Whole overwrites are a store or memset/memcpy/memmove covering the object,
-// or a loop nest that stores every byte of it each time it runs: one store
-// per iteration of its innermost loop (or the interleaved stores of a
-// vectorized loop) writing a contiguous block that moves by its own size,
-// each outer loop moving the inner block by the inner loop's whole extent,
-// every loop with one exit (its latch) and a computable trip count, and no
-// read of the object inside. Scalar evolution gives the addresses and trip
-// counts, so the extents may be symbolic (n elements of a malloc(n * 8)).
+// or a loop nest that writes every byte of it each time it runs: per
+// iteration of its innermost loop a block (stores side by side, or the
+// interleaved stores of a vectorized loop, or one memcpy/memset whose
+// length is the distance it moves by), and the loops of the nest moving
+// that block so that together they tile the object: one loop moves the
+// block by its width, another the result by its width, and so on, in any
+// order of nesting (a transpose writes with its innermost loop striding).
+// Every loop has one exit (its latch) and a computable trip count, runs its
+// inner loop on every iteration (or under a guard that does not change in
+// it, which the proof then assumes), and the nest reads nothing of the
+// object. Scalar evolution gives the addresses and trip counts, so the
+// extents may be symbolic (n elements of a malloc(n * 8)); where the tiling
+// hangs on strides the pass cannot relate (NY = NYl * size), the last loop
+// is assumed to fit and the equality is checked at run time.
 //
 //===----------------------------------------------------------------------===//
 #include "Overwrites.h"
@@ -68,15 +75,15 @@ static bool isBlockingMPICallTaking(const CallBase &CB, const Value *V) {
   const Function *Callee = CB.getCalledFunction();
   if (!Callee || CB.getCalledOperand() == V)
     return false;
+  // clang-format off
   static const char *const Blocking[] = {
-      "MPI_Send",      "MPI_Ssend",         "MPI_Bsend",
-      "MPI_Rsend",     "MPI_Recv",          "MPI_Sendrecv",
-      "MPI_Sendrecv_replace", "MPI_Bcast",  "MPI_Reduce",
-      "MPI_Allreduce", "MPI_Gather",        "MPI_Gatherv",
-      "MPI_Scatter",   "MPI_Scatterv",      "MPI_Allgather",
-      "MPI_Allgatherv", "MPI_Alltoall",     "MPI_Alltoallv",
-      "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan",
-      "MPI_Exscan"};
+      "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv",
+      "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Bcast", "MPI_Reduce",
+      "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter",
+      "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
+      "MPI_Alltoallv", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+      "MPI_Scan", "MPI_Exscan"};
+  // clang-format on
   return llvm::is_contained(Blocking, Callee->getName());
 }
 
@@ -150,8 +157,7 @@ static bool collect(const Value *V, ObjectAccesses &A, StringRef FreeName,
   return true;
 }
 
-bool collectAccesses(const Value *Base, ObjectAccesses &A,
-                     StringRef FreeName) {
+bool collectAccesses(const Value *Base, ObjectAccesses &A, StringRef FreeName) {
   return collect(Base, A, FreeName, /*IsBase=*/true, 0);
 }
 
@@ -184,8 +190,7 @@ bool collectFamilyAccesses(ArrayRef<const Value *> Roots,
   // accesses may reach either object.
   while (!Fam.PhiWork.empty()) {
     const Value *Phi = Fam.PhiWork.pop_back_val();
-    if (!collect(Phi, ByRoot[Roots.size()], FreeName, /*IsBase=*/true, 0,
-                 &Fam))
+    if (!collect(Phi, ByRoot[Roots.size()], FreeName, /*IsBase=*/true, 0, &Fam))
       return false;
   }
   for (const PHINode *Phi : Fam.Phis)
@@ -211,11 +216,19 @@ OverwriteFlow::OverwriteFlow(Function &F, const Value &Base, const SCEV *Size,
   findKills();
 }
 
-bool OverwriteFlow::rangeKill(const SCEV *&Off, const SCEV *&Width) const {
-  if (Size || KillRanges.size() != 1 || !KillInsts.empty())
+bool OverwriteFlow::rangeKill(const SCEV *&Off, const SCEV *&Width,
+                              SmallVectorImpl<SCEVPair> &Checks) const {
+  if (Size || KillRanges.empty())
     return false;
-  Off = KillRanges.front().Off;
-  Width = KillRanges.front().Width;
+  const KillRange &First = KillRanges.front();
+  for (const KillRange &R : KillRanges) {
+    if (!SE.getMinusSCEV(R.Off, First.Off)->isZero() ||
+        !SE.getMinusSCEV(R.Width, First.Width)->isZero())
+      return false;
+    Checks.append(R.Checks.begin(), R.Checks.end());
+  }
+  Off = First.Off;
+  Width = First.Width;
   return true;
 }
 
@@ -230,35 +243,65 @@ bool OverwriteFlow::isBase(const SCEV *S) const {
   return SE.getMinusSCEV(S, SE.getSCEV(const_cast<Value *>(&Base)))->isZero();
 }
 
-// L is an innermost loop and Stores its stores run on every iteration.
-Loop *OverwriteFlow::nestCovering(Loop *L, ArrayRef<StoreInst *> Stores) {
+// The address and bytes a store or memset/memcpy/memmove writes.
+static std::pair<const Value *, const SCEV *>
+written(const Instruction *W, const DataLayout &DL, ScalarEvolution &SE) {
+  Type *I64 = Type::getInt64Ty(W->getContext());
+  if (auto *S = dyn_cast<StoreInst>(W)) {
+    TypeSize Bytes = DL.getTypeStoreSize(S->getValueOperand()->getType());
+    if (Bytes.isScalable())
+      return {nullptr, nullptr};
+    return {S->getPointerOperand(), SE.getConstant(I64, Bytes.getFixedValue())};
+  }
+  auto *MI = cast<MemIntrinsic>(W);
+  return {MI->getRawDest(),
+          SE.getTruncateOrZeroExtend(SE.getSCEV(MI->getLength()), I64)};
+}
+
+// The block that each iteration of the innermost loop L writes: the writes
+// (run on every iteration) that move by the same Step, side by side from
+// Start, Block bytes; or one memset/memcpy whose length is Step (symbolic).
+bool OverwriteFlow::innerBlock(Loop *L, ArrayRef<Instruction *> Writes,
+                               const SCEV *&Start, const SCEV *&Step,
+                               const SCEV *&Block) const {
   struct Piece {
     int64_t Off;
     uint64_t Size;
   };
   SmallVector<Piece, 8> Pieces;
-  const SCEV *Start = nullptr;
-  const APInt *Step = nullptr;
-  for (StoreInst *S : Stores) {
-    TypeSize ES = DL.getTypeStoreSize(S->getValueOperand()->getType());
-    auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(S->getPointerOperand()));
-    if (ES.isScalable() || !AR || AR->getLoop() != L || !AR->isAffine())
+  Start = Step = nullptr;
+  for (const Instruction *W : Writes) {
+    auto [Addr, Bytes] = written(W, DL, SE);
+    auto *AR =
+        Addr ? dyn_cast<SCEVAddRecExpr>(SE.getSCEV(const_cast<Value *>(Addr)))
+             : nullptr;
+    if (!AR || AR->getLoop() != L || !AR->isAffine())
       continue;
-    auto *C = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
-    if (!C || (Step && C->getAPInt() != *Step))
+    const SCEV *S = toI64(AR->getStepRecurrence(SE));
+    auto *C = dyn_cast<SCEVConstant>(Bytes);
+    if (!C) { // a block copy per iteration, of the length it moves by
+      if (!SE.getMinusSCEV(S, Bytes)->isZero() || !Pieces.empty())
+        continue;
+      Start = AR->getStart();
+      Step = Block = S;
+      return true;
+    }
+    if (Step && S != Step)
       continue;
     if (!Start) {
       Start = AR->getStart();
-      Step = &C->getAPInt();
+      Step = S;
     }
     auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(AR->getStart(), Start));
-    if (D && D->getAPInt().getSignificantBits() <= 32)
-      Pieces.push_back({D->getAPInt().getSExtValue(), ES.getFixedValue()});
+    if (D && D->getAPInt().getSignificantBits() <= 32 &&
+        C->getAPInt().getActiveBits() <= 32)
+      Pieces.push_back(
+          {D->getAPInt().getSExtValue(), C->getAPInt().getZExtValue()});
   }
-  if (Pieces.empty() || Step->isNegative() || Step->isZero() ||
-      Step->getActiveBits() > 32)
-    return nullptr;
-  // The block starts at the lowest piece and must be Step bytes long.
+  if (Pieces.empty())
+    return false;
+  // The block starts at the lowest piece and runs as far as they touch; a
+  // longer block than the step is the step (the next iteration's block).
   llvm::sort(Pieces,
              [](const Piece &X, const Piece &Y) { return X.Off < Y.Off; });
   int64_t Lo = Pieces.front().Off, End = Lo;
@@ -267,47 +310,123 @@ Loop *OverwriteFlow::nestCovering(Loop *L, ArrayRef<StoreInst *> Stores) {
       break;
     End = std::max<int64_t>(End, P.Off + (int64_t)P.Size);
   }
-  if (End - Lo < (int64_t)Step->getZExtValue())
+  Type *I64 = Type::getInt64Ty(F.getContext());
+  Block = SE.getConstant(I64, End - Lo);
+  if (auto *C = dyn_cast<SCEVConstant>(Step)) {
+    if (C->getAPInt().isNegative() || C->isZero())
+      return false;
+    if (End - Lo >= C->getAPInt().getSExtValue())
+      Block = Step;
+  }
+  Start = SE.getAddExpr(
+      Start, SE.getConstant(SE.getEffectiveSCEVType(Start->getType()), Lo));
+  return true;
+}
+
+namespace {
+// One loop of a nest: how far it moves the block, and how many times.
+struct Dim {
+  const SCEV *Stride, *Trips;
+};
+} // namespace
+
+// The bytes a nest with these loops writes from its lowest address when
+// its blocks tile a range: some loop moves the block by its own width, the
+// next the result by its width, and so on, in any order of nesting (a
+// transpose writes with its innermost loop striding). When no loop is left
+// that provably fits and Checks is given, the last loop's stride may be
+// assumed to fit (a pair in Checks). Null otherwise.
+static const SCEV *coverage(const SCEV *Block, ArrayRef<Dim> Dims,
+                            ScalarEvolution &SE,
+                            SmallVectorImpl<SCEVPair> *Checks) {
+  SmallVector<Dim, 4> Left(Dims.begin(), Dims.end());
+  const SCEV *Width = Block;
+  while (!Left.empty()) {
+    auto *It = llvm::find_if(Left, [&](const Dim &D) {
+      return SE.getMinusSCEV(D.Stride, Width)->isZero();
+    });
+    if (It == Left.end()) {
+      if (!Checks || Left.size() != 1)
+        return nullptr;
+      Checks->push_back({Left.front().Stride, Width});
+      It = Left.begin();
+    }
+    Width = SE.getMulExpr(Width, It->Trips);
+    Left.erase(It);
+  }
+  return Width;
+}
+
+// L is an innermost loop and Writes its writes of the object that run on
+// every iteration. The loop nest around it that writes the object whole
+// (or, in range mode, a range fixed outside the nest), or null.
+Loop *OverwriteFlow::nestCovering(Loop *L, ArrayRef<Instruction *> Writes) {
+  const SCEV *Cur, *Step, *Block;
+  if (!innerBlock(L, Writes, Cur, Step, Block))
     return nullptr;
   Type *I64 = Type::getInt64Ty(F.getContext());
-  const SCEV *Width = SE.getConstant(I64, Step->getZExtValue());
-  const SCEV *Cur = SE.getAddExpr(
-      Start, SE.getConstant(SE.getEffectiveSCEVType(Start->getType()), Lo));
-  for (const BasicBlock *Inner = nullptr; L;
-       Inner = L->getHeader(), L = L->getParentLoop()) {
+  SmallVector<Dim, 4> Dims;
+  SmallVector<GuardAssumption, 2> Guards;
+  for (Loop *Inner = nullptr; L; Inner = L, L = L->getParentLoop()) {
     if (Inner) { // an outer loop: its recurrence moves the inner block
       auto *AR = dyn_cast<SCEVAddRecExpr>(Cur);
-      if (!AR || AR->getLoop() != L || !AR->isAffine() ||
-          !SE.getMinusSCEV(toI64(AR->getStepRecurrence(SE)), Width)->isZero())
+      if (!AR || AR->getLoop() != L || !AR->isAffine())
         return nullptr;
+      Step = toI64(AR->getStepRecurrence(SE));
       Cur = AR->getStart();
     }
     // Entered, the loop runs all its iterations, and each one runs the
-    // stores (or the inner loop).
+    // writes (or the inner loop, maybe under a guard that does not change
+    // in the loop: then the guard must hold).
     BasicBlock *Latch = L->getLoopLatch();
-    if (!Latch || L->getExitingBlock() != Latch ||
-        (Inner && !DT.dominates(Inner, Latch)))
+    if (!Latch || L->getExitingBlock() != Latch)
       return nullptr;
+    if (Inner && !DT.dominates(Inner->getHeader(), Latch)) {
+      // The branch that enters the inner loop (from its predecessor, or
+      // from the block before a preheader).
+      BasicBlock *IP = Inner->getLoopPredecessor(), *To = Inner->getHeader();
+      auto *Br = IP ? dyn_cast<BranchInst>(IP->getTerminator()) : nullptr;
+      if (Br && !Br->isConditional()) {
+        To = IP;
+        IP = IP->getSinglePredecessor();
+        Br = IP ? dyn_cast<BranchInst>(IP->getTerminator()) : nullptr;
+      }
+      auto *Cond = Br && Br->isConditional()
+                       ? dyn_cast<ICmpInst>(Br->getCondition())
+                       : nullptr;
+      if (!Cond || Br->getSuccessor(0) == Br->getSuccessor(1) ||
+          !L->contains(IP) || !DT.dominates(IP, Latch) ||
+          !L->isLoopInvariant(Cond))
+        return nullptr;
+      Guards.push_back({Cond, Br->getSuccessor(0) == To});
+    }
     const SCEV *Taken = SE.getExitCount(L, Latch);
     if (isa<SCEVCouldNotCompute>(Taken))
       return nullptr;
-    const SCEV *Trips = SE.getAddExpr(toI64(Taken), SE.getConstant(I64, 1));
-    Width = SE.getMulExpr(Width, Trips);
+    Dims.push_back({Step, SE.getAddExpr(toI64(Taken), SE.getConstant(I64, 1))});
     if (!Size) {
       // Range mode: the nest writes [Base + Off, + Width) with Off and
       // Width fixed outside it.
-      const SCEV *Off = SE.getMinusSCEV(Cur, SE.getSCEV(const_cast<Value *>(&Base)));
+      const SCEV *Off =
+          SE.getMinusSCEV(Cur, SE.getSCEV(const_cast<Value *>(&Base)));
       auto Varies = [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); };
-      if (!isa<SCEVCouldNotCompute>(Off) && !SCEVExprContains(Off, Varies) &&
-          !SCEVExprContains(Width, Varies)) {
-        KillRanges.push_back({toI64(Off), Width});
-        return L;
-      }
-      continue;
+      if (isa<SCEVCouldNotCompute>(Off) || SCEVExprContains(Off, Varies))
+        continue;
+      KillRange R{toI64(Off), nullptr, {}};
+      R.Width = coverage(Block, Dims, SE, &R.Checks);
+      if (!R.Width || SCEVExprContains(R.Width, Varies))
+        return nullptr;
+      KillRanges.push_back(std::move(R));
+      NestGuards[L->getHeader()] = Guards;
+      return L;
     }
-    if (isBase(Cur))
-      return SE.isKnownPredicate(ICmpInst::ICMP_UGE, Width, Size) ? L
-                                                                   : nullptr;
+    if (isBase(Cur)) {
+      const SCEV *Width = coverage(Block, Dims, SE, nullptr);
+      if (!Width || !SE.isKnownPredicate(ICmpInst::ICMP_UGE, Width, Size))
+        return nullptr;
+      NestGuards[L->getHeader()] = Guards;
+      return L;
+    }
   }
   return nullptr;
 }
@@ -324,57 +443,69 @@ bool OverwriteFlow::nestIsClean(const Loop *L) const {
   return true;
 }
 
+// The guards of an overwrite (a rotated loop's `if (n > 0)`, a memset under
+// one, the `if (size > 0)` before a nest over the ranks): conditional
+// branches above it whose one side, entered from the branch alone (or a
+// loop header entered from outside only there), every path to it takes (not a
+// side that only skips a loop to a join).
+void OverwriteFlow::noteGuards(const BasicBlock *Into) {
+  unsigned Depth = 0;
+  for (DomTreeNode *N = DT.getNode(Into); N && N->getIDom() && Depth < 16;
+       N = N->getIDom(), ++Depth) {
+    const BasicBlock *GB = N->getIDom()->getBlock();
+    auto *Br = dyn_cast<BranchInst>(GB->getTerminator());
+    if (!Br || !Br->isConditional() || !isa<ICmpInst>(Br->getCondition()) ||
+        Br->getSuccessor(0) == Br->getSuccessor(1))
+      continue;
+    for (unsigned I = 0; I < 2; ++I) {
+      const BasicBlock *S = Br->getSuccessor(I);
+      const Loop *L = LI.getLoopFor(S);
+      bool OnlyFromGB =
+          S->getSinglePredecessor() == GB ||
+          (L && L->getHeader() == S && L->getLoopPredecessor() == GB);
+      if (OnlyFromGB && DT.dominates(S, Into))
+        GuardedKill.try_emplace(GB, S);
+    }
+  }
+}
+
 void OverwriteFlow::findKills() {
-  MapVector<Loop *, SmallVector<StoreInst *, 4>> LoopStores;
+  MapVector<Loop *, SmallVector<Instruction *, 4>> LoopWrites;
   for (Instruction *W : A.Writes) {
     if (W->getFunction() != &F)
       continue;
-    if (auto *S = dyn_cast<StoreInst>(W)) {
-      TypeSize SS = DL.getTypeStoreSize(S->getValueOperand()->getType());
-      if (Size && !SS.isScalable() &&
-          isBase(SE.getSCEV(S->getPointerOperand())) &&
-          SE.isKnownPredicate(
-              ICmpInst::ICMP_UGE,
-              SE.getConstant(Type::getInt64Ty(F.getContext()),
-                             SS.getFixedValue()),
-              Size)) {
-        KillInsts.insert(S);
-        continue;
-      }
-      // A loop's stores that run on every iteration.
-      Loop *L = LI.getLoopFor(S->getParent());
-      if (L && S->isSimple() && L->getLoopLatch() &&
-          DT.dominates(S->getParent(), L->getLoopLatch()))
-        LoopStores[L].push_back(S);
-    } else if (auto *MI = dyn_cast<MemIntrinsic>(W)) {
-      if (Size && isBase(SE.getSCEV(MI->getRawDest())) &&
-          SE.isKnownPredicate(ICmpInst::ICMP_UGE,
-                              toI64(SE.getSCEV(MI->getLength())), Size))
-        KillInsts.insert(MI);
+    auto *S = dyn_cast<StoreInst>(W);
+    auto *MI = dyn_cast<MemIntrinsic>(W);
+    if ((S && !S->isSimple()) || (MI && MI->isVolatile()))
+      continue;
+    auto [Addr, Bytes] = written(W, DL, SE);
+    if (!Addr)
+      continue;
+    if (Size && isBase(SE.getSCEV(const_cast<Value *>(Addr))) &&
+        SE.isKnownPredicate(ICmpInst::ICMP_UGE, Bytes, Size)) {
+      KillInsts.insert(W);
+      continue;
     }
+    // A loop's writes that run on every iteration.
+    Loop *L = LI.getLoopFor(W->getParent());
+    if (L && L->getLoopLatch() &&
+        DT.dominates(W->getParent(), L->getLoopLatch()))
+      LoopWrites[L].push_back(W);
   }
-  // The guard of an overwrite (a rotated loop's `if (n > 0)`, or a memset
-  // under one): a conditional branch that is the only way into the block
-  // that leads to it.
-  auto NoteGuard = [&](const BasicBlock *Into) {
-    if (const BasicBlock *GB = Into->getSinglePredecessor())
-      if (auto *Br = dyn_cast<BranchInst>(GB->getTerminator());
-          Br && Br->isConditional() && isa<ICmpInst>(Br->getCondition()) &&
-          Br->getSuccessor(0) != Br->getSuccessor(1))
-        GuardedKill[GB] = Into;
-  };
   for (const Instruction *K : KillInsts)
-    NoteGuard(K->getParent());
-  for (auto &[L, Stores] : LoopStores) {
-    Loop *Nest = nestCovering(L, Stores);
-    BasicBlock *PH = Nest ? Nest->getLoopPreheader() : nullptr;
+    noteGuards(K->getParent());
+  for (auto &[L, Writes] : LoopWrites) {
+    Loop *Nest = nestCovering(L, Writes);
+    // Entered from one block outside (a preheader, or the guard of a
+    // rotated loop before LoopSimplify makes one).
+    BasicBlock *PH = Nest ? Nest->getLoopPredecessor() : nullptr;
     if (!PH || !nestIsClean(Nest)) {
       if (Nest && !Size)
         KillRanges.pop_back();
       continue;
     }
     KillHeaders.insert(Nest->getHeader());
-    NoteGuard(PH);
+    noteGuards(Nest->getHeader());
   }
 }
 
@@ -392,9 +523,24 @@ bool OverwriteFlow::deadFrom(const Instruction *From, const Instruction *Anchor,
   bool HitBarrier = false;
   // Loop nests that overwrite the object are entered only through their
   // preheader, so reaching their header from outside is a whole overwrite.
+  auto Holds = [&](const GuardAssumption &G) {
+    return Assume && stableAt(G.Cond->getOperand(0), Anchor) &&
+           stableAt(G.Cond->getOperand(1), Anchor);
+  };
+  auto Assumed = [&](const GuardAssumption &G) {
+    if (!llvm::is_contained(*Assume, G))
+      Assume->push_back(G);
+  };
   auto Follow = [&](const BasicBlock *BB, const BasicBlock *To) {
-    if (KillHeaders.count(To) && !LI.getLoopFor(To)->contains(BB))
-      return;
+    if (KillHeaders.count(To) && !LI.getLoopFor(To)->contains(BB)) {
+      // Its inner guards must hold (and are then assumed), or it is
+      // entered as any loop.
+      const auto &Guards = NestGuards.lookup(To);
+      if (llvm::all_of(Guards, Holds)) {
+        llvm::for_each(Guards, Assumed);
+        return;
+      }
+    }
     if (Barriers.count(To))
       HitBarrier = true;
     if (Seen.insert(To).second)
@@ -404,10 +550,10 @@ bool OverwriteFlow::deadFrom(const Instruction *From, const Instruction *Anchor,
     auto G = GuardedKill.find(BB);
     if (G != GuardedKill.end() && Assume) {
       auto *Br = cast<BranchInst>(BB->getTerminator());
-      auto *Cond = cast<ICmpInst>(Br->getCondition());
-      if (stableAt(Cond->getOperand(0), Anchor) &&
-          stableAt(Cond->getOperand(1), Anchor)) {
-        Assume->push_back({Cond, Br->getSuccessor(0) == G->second});
+      GuardAssumption Guard{cast<ICmpInst>(Br->getCondition()),
+                            Br->getSuccessor(0) == G->second};
+      if (Holds(Guard)) {
+        Assumed(Guard);
         Follow(BB, G->second);
         return;
       }

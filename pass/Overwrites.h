@@ -65,15 +65,22 @@ bool collectFamilyAccesses(llvm::ArrayRef<const llvm::Value *> Roots,
 struct GuardAssumption {
   llvm::ICmpInst *Cond;
   bool Taken;
+  bool operator==(const GuardAssumption &O) const {
+    return Cond == O.Cond && Taken == O.Taken;
+  }
 };
+
+// Two i64 expressions that a proof needs equal at run time.
+using SCEVPair = std::pair<const llvm::SCEV *, const llvm::SCEV *>;
 
 class OverwriteFlow {
 public:
   // Base is the object's start (a global or an allocation call), Size its
   // bytes (an i64 expression); or, with Size null (range mode), a pointer
-  // into an object of which one loop nest overwrites a range (rangeKill). Calls for which IsSite holds may take a
-  // checkpoint; NestMayHoldSites says whether a loop nest that overwrites
-  // the object may contain such calls and still count as an overwrite.
+  // into an object of which one loop nest overwrites a range (rangeKill). Calls
+  // for which IsSite holds may take a checkpoint; NestMayHoldSites says whether
+  // a loop nest that overwrites the object may contain such calls and still
+  // count as an overwrite.
   OverwriteFlow(llvm::Function &F, const llvm::Value &Base,
                 const llvm::SCEV *Size, const ObjectAccesses &A,
                 llvm::function_ref<bool(const llvm::CallBase &)> IsSite,
@@ -98,9 +105,14 @@ public:
   // naming the object (a loop header reached again, a loop exit).
   void addBarrier(const llvm::BasicBlock *BB) { Barriers.insert(BB); }
 
-  // Range mode: the range [Base + Off, + Width) the only overwriting loop
-  // nest writes (both i64, fixed outside the nest). False otherwise.
-  bool rangeKill(const llvm::SCEV *&Off, const llvm::SCEV *&Width) const;
+  // Range mode: the range [Base + Off, + Width) every overwriting loop
+  // nest writes (both i64, fixed outside the nests; all nests the same
+  // range). It holds only if each pair of Checks is equal at run time (a
+  // nest whose loops cover the range in another order than they nest, e.g.
+  // a transpose, when the pass cannot prove that its strides chain). False
+  // when there is no such nest.
+  bool rangeKill(const llvm::SCEV *&Off, const llvm::SCEV *&Width,
+                 llvm::SmallVectorImpl<SCEVPair> &Checks) const;
 
 private:
   llvm::Function &F;
@@ -117,20 +129,30 @@ private:
   llvm::SmallPtrSet<const llvm::BasicBlock *, 4> Barriers;
   struct KillRange {
     const llvm::SCEV *Off, *Width;
+    llvm::SmallVector<SCEVPair, 1> Checks;
   };
   llvm::SmallVector<KillRange, 2> KillRanges;
   // Headers of loop nests that overwrite the object whole, and the
-  // conditional branches that alone lead to an overwrite (to the block
-  // holding it, or a nest's preheader).
+  // conditional branches whose one side alone leads to an overwrite (to the
+  // block holding it, or a nest's preheader).
   llvm::SmallPtrSet<const llvm::BasicBlock *, 4> KillHeaders;
   llvm::SmallDenseMap<const llvm::BasicBlock *, const llvm::BasicBlock *, 4>
       GuardedKill;
+  // Per nest header: guards inside the nest (an inner loop's `if (n > 0)`)
+  // that must hold for the nest to write all it covers.
+  llvm::SmallDenseMap<const llvm::BasicBlock *,
+                      llvm::SmallVector<GuardAssumption, 2>, 4>
+      NestGuards;
 
   bool isBase(const llvm::SCEV *S) const;
   const llvm::SCEV *toI64(const llvm::SCEV *S) const;
+  bool innerBlock(llvm::Loop *L, llvm::ArrayRef<llvm::Instruction *> Writes,
+                  const llvm::SCEV *&Start, const llvm::SCEV *&Step,
+                  const llvm::SCEV *&Block) const;
   llvm::Loop *nestCovering(llvm::Loop *L,
-                           llvm::ArrayRef<llvm::StoreInst *> Stores);
+                           llvm::ArrayRef<llvm::Instruction *> Writes);
   bool nestIsClean(const llvm::Loop *L) const;
+  void noteGuards(const llvm::BasicBlock *Into);
   void findKills();
   bool stableAt(const llvm::Value *V, const llvm::Instruction *Anchor) const;
 };

@@ -174,10 +174,18 @@ define internal void @scale_may_capture(ptr %p, i64 %n) {
   ret void
 }
 
-; Nothing is marked: one element short; passed to a call; freed before the
-; site (its memory may hold another object). (Pointers swapped through
-; phis: heap-dead-at-site-swapped.ll.)
+; Not dead whole: one element short (only the n - 1 elements its loop
+; writes are left out, a range); passed to a call; freed before the site
+; (its memory may hold another object): nothing of these two is marked.
+; (Pointers swapped through phis: heap-dead-at-site-swapped.ll; ranges
+; written by copies and transposes: heap-dead-at-site-ranges.ll.)
 ; CHECK-LABEL: define void @not_dead(
+; CHECK:       %[[SHORT:.*]] = add i64 %b, -8
+; CHECK:       loop:
+; CHECK-NEXT:  phi
+; CHECK-NEXT:  %[[AT:.*]] = getelementptr i8, ptr %short, i64 0
+; CHECK-NEXT:  call void @__ccc_dead_at_site(ptr %[[AT]], i64 %[[SHORT]],
+; CHECK-NEXT:  call i32 @__ccc_checkpoint_slow(i32 0)
 ; CHECK-NOT:   __ccc_dead_at_site
 ; CHECK:       ret void
 define void @not_dead(i64 %n, i1 %c) {
