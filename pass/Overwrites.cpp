@@ -14,7 +14,10 @@
 // object. Scalar evolution gives the addresses and trip counts, so the
 // extents may be symbolic (n elements of a malloc(n * 8)); where the tiling
 // hangs on strides the pass cannot relate (NY = NYl * size), the last loop
-// is assumed to fit and the equality is checked at run time.
+// is assumed to fit and the equality is checked at run time. A collective
+// that fills its receive buffer (MPI_Alltoall, MPI_Allgather,
+// MPI_Allreduce) overwrites the range its count, predefined datatype and
+// communicator size give.
 //
 //===----------------------------------------------------------------------===//
 #include "Overwrites.h"
@@ -70,7 +73,7 @@ static bool isLeafCallTaking(const CallBase &CB, const Value *V) {
 // buffer during the call only (the standard lets a program reuse or free it
 // once the call returns) and a call never checkpoints, so like a leaf call
 // it is an access of the object, counted as a read (a receive writes, but
-// never counts as a whole overwrite).
+// only the receive buffer of a filling collective counts as an overwrite).
 static bool isBlockingMPICallTaking(const CallBase &CB, const Value *V) {
   const Function *Callee = CB.getCalledFunction();
   if (!Callee || CB.getCalledOperand() == V)
@@ -85,6 +88,117 @@ static bool isBlockingMPICallTaking(const CallBase &CB, const Value *V) {
       "MPI_Scan", "MPI_Exscan"};
   // clang-format on
   return llvm::is_contained(Blocking, Callee->getName());
+}
+
+// Collectives that write their whole receive buffer and do not read it
+// (C binding; argument 3 the receive buffer, 4 its count per rank or in
+// all, 5 its datatype, 6 or 5 the communicator). An in-place call (the send
+// buffer MPI_IN_PLACE, a constant address) reads it too.
+struct FillingCollective {
+  const char *Name;
+  unsigned Buf, Count, Type, Comm;
+  bool PerRank; // Count elements from each rank of Comm
+};
+static const FillingCollective *fillingCollective(const CallBase &CB) {
+  static const FillingCollective Known[] = {
+      {"MPI_Alltoall", 3, 4, 5, 6, true},
+      {"MPI_Allgather", 3, 4, 5, 6, true},
+      {"MPI_Allreduce", 1, 2, 3, 5, false}};
+  const Function *Callee = CB.getCalledFunction();
+  if (!Callee)
+    return nullptr;
+  for (const FillingCollective &C : Known)
+    if (Callee->getName() == C.Name && CB.arg_size() == C.Comm + 1)
+      return &C;
+  return nullptr;
+}
+
+static bool isCollectiveFilling(const CallBase &CB, unsigned ArgNo) {
+  const FillingCollective *C = fillingCollective(CB);
+  return C && ArgNo == C->Buf && !isa<Constant>(CB.getArgOperand(0));
+}
+
+// The bytes of one element of a predefined MPI datatype given as a
+// constant: Open MPI's are addresses of globals named for them, MPICH's
+// builtin handles carry the size in bits 8-15. 0 if unknown.
+static uint64_t predefinedTypeSize(const Value *T) {
+  if (auto *CI = dyn_cast<ConstantInt>(T)) { // MPICH: int handles
+    uint64_t H = CI->getZExtValue();
+    bool Builtin = (H >> 30) == 1 && ((H >> 26) & 0xf) == 3;
+    return Builtin ? (H >> 8) & 0xff : 0;
+  }
+  auto *G = dyn_cast<GlobalVariable>(T->stripPointerCasts());
+  if (!G)
+    return 0;
+  static const std::pair<const char *, uint64_t> OpenMPI[] = {
+      {"ompi_mpi_char", 1},
+      {"ompi_mpi_signed_char", 1},
+      {"ompi_mpi_unsigned_char", 1},
+      {"ompi_mpi_byte", 1},
+      {"ompi_mpi_short", 2},
+      {"ompi_mpi_unsigned_short", 2},
+      {"ompi_mpi_int", 4},
+      {"ompi_mpi_unsigned", 4},
+      {"ompi_mpi_long", 8},
+      {"ompi_mpi_unsigned_long", 8},
+      {"ompi_mpi_long_long_int", 8},
+      {"ompi_mpi_unsigned_long_long", 8},
+      {"ompi_mpi_float", 4},
+      {"ompi_mpi_double", 8},
+      {"ompi_mpi_int8_t", 1},
+      {"ompi_mpi_uint8_t", 1},
+      {"ompi_mpi_int16_t", 2},
+      {"ompi_mpi_uint16_t", 2},
+      {"ompi_mpi_int32_t", 4},
+      {"ompi_mpi_uint32_t", 4},
+      {"ompi_mpi_int64_t", 8},
+      {"ompi_mpi_uint64_t", 8},
+      {"ompi_mpi_c_float_complex", 8},
+      {"ompi_mpi_c_double_complex", 16}};
+  for (const auto &[Name, Bytes] : OpenMPI)
+    if (G->getName() == Name)
+      return Bytes;
+  return 0;
+}
+
+// The size of communicator Comm as a value read at or before At: the
+// local that MPI_Comm_size(Comm, &local) alone writes (ccc-mpi-facts reads
+// it once after the call), read by a load that the call and At dominate.
+static const SCEV *commSize(const Value *Comm, const Instruction &At,
+                            const DominatorTree &DT, ScalarEvolution &SE) {
+  const Function *F = At.getFunction();
+  for (const BasicBlock &BB : *F)
+    for (const Instruction &I : BB) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+      if (!Callee || Callee->getName() != "MPI_Comm_size" ||
+          CB->arg_size() != 2 || CB->getArgOperand(0) != Comm ||
+          !DT.dominates(CB, &At))
+        continue;
+      auto *Local = dyn_cast<AllocaInst>(CB->getArgOperand(1));
+      if (!Local || !Local->getAllocatedType()->isIntegerTy(32))
+        continue;
+      const LoadInst *Read = nullptr;
+      bool OnlyWriter = true;
+      for (const User *U : Local->users()) {
+        if (U == CB)
+          continue;
+        if (auto *II = dyn_cast<IntrinsicInst>(U);
+            II && II->isLifetimeStartOrEnd())
+          continue;
+        auto *L = dyn_cast<LoadInst>(U);
+        if (!L || !L->isSimple() || L->getType() != Local->getAllocatedType()) {
+          OnlyWriter = false;
+          break;
+        }
+        if (DT.dominates(CB, L) && DT.dominates(L, &At))
+          Read = L;
+      }
+      if (OnlyWriter && Read && llvm::count(CB->args(), Local) == 1)
+        return SE.getSignExtendExpr(SE.getSCEV(const_cast<LoadInst *>(Read)),
+                                    Type::getInt64Ty(F->getContext()));
+    }
+  return nullptr;
 }
 
 // The family of pointers being followed (collectFamilyAccesses): values
@@ -136,6 +250,8 @@ static bool collect(const Value *V, ObjectAccesses &A, StringRef FreeName,
           Callee->getName() == FreeName && CB->arg_size() == 1 &&
           CB->getArgOperand(0) == V)
         A.Frees.push_back(const_cast<CallBase *>(CB));
+      else if (isCollectiveFilling(*CB, U.getOperandNo()))
+        A.Writes.push_back(const_cast<CallBase *>(CB)); // whole, see written
       else if (isLeafCallTaking(*CB, V) || isBlockingMPICallTaking(*CB, V))
         A.Reads.insert(CB); // and maybe writes: never a whole overwrite
       else
@@ -243,10 +359,29 @@ bool OverwriteFlow::isBase(const SCEV *S) const {
   return SE.getMinusSCEV(S, SE.getSCEV(const_cast<Value *>(&Base)))->isZero();
 }
 
-// The address and bytes a store or memset/memcpy/memmove writes.
-static std::pair<const Value *, const SCEV *>
-written(const Instruction *W, const DataLayout &DL, ScalarEvolution &SE) {
+// The address and bytes a store, memset/memcpy/memmove or collective
+// filling its receive buffer writes (null if unknown).
+static std::pair<const Value *, const SCEV *> written(const Instruction *W,
+                                                      const DataLayout &DL,
+                                                      ScalarEvolution &SE,
+                                                      const DominatorTree &DT) {
   Type *I64 = Type::getInt64Ty(W->getContext());
+  if (auto *CB = dyn_cast<CallBase>(W); CB && !isa<MemIntrinsic>(CB)) {
+    const FillingCollective *C = fillingCollective(*CB);
+    uint64_t Elem = C ? predefinedTypeSize(CB->getArgOperand(C->Type)) : 0;
+    if (!Elem)
+      return {nullptr, nullptr};
+    const SCEV *Bytes = SE.getMulExpr(
+        SE.getSignExtendExpr(SE.getSCEV(CB->getArgOperand(C->Count)), I64),
+        SE.getConstant(I64, Elem));
+    if (C->PerRank) {
+      const SCEV *Ranks = commSize(CB->getArgOperand(C->Comm), *CB, DT, SE);
+      if (!Ranks)
+        return {nullptr, nullptr};
+      Bytes = SE.getMulExpr(Bytes, Ranks);
+    }
+    return {CB->getArgOperand(C->Buf), Bytes};
+  }
   if (auto *S = dyn_cast<StoreInst>(W)) {
     TypeSize Bytes = DL.getTypeStoreSize(S->getValueOperand()->getType());
     if (Bytes.isScalable())
@@ -271,7 +406,7 @@ bool OverwriteFlow::innerBlock(Loop *L, ArrayRef<Instruction *> Writes,
   SmallVector<Piece, 8> Pieces;
   Start = Step = nullptr;
   for (const Instruction *W : Writes) {
-    auto [Addr, Bytes] = written(W, DL, SE);
+    auto [Addr, Bytes] = written(W, DL, SE, DT);
     auto *AR =
         Addr ? dyn_cast<SCEVAddRecExpr>(SE.getSCEV(const_cast<Value *>(Addr)))
              : nullptr;
@@ -409,12 +544,14 @@ Loop *OverwriteFlow::nestCovering(Loop *L, ArrayRef<Instruction *> Writes) {
       // Width fixed outside it.
       const SCEV *Off =
           SE.getMinusSCEV(Cur, SE.getSCEV(const_cast<Value *>(&Base)));
-      auto Varies = [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); };
-      if (isa<SCEVCouldNotCompute>(Off) || SCEVExprContains(Off, Varies))
+      if (isa<SCEVCouldNotCompute>(Off) || !fixedOutsideLoops(Off))
         continue;
       KillRange R{toI64(Off), nullptr, {}};
       R.Width = coverage(Block, Dims, SE, &R.Checks);
-      if (!R.Width || SCEVExprContains(R.Width, Varies))
+      if (!R.Width || !fixedOutsideLoops(R.Width) ||
+          !llvm::all_of(R.Checks, [&](const SCEVPair &C) {
+            return fixedOutsideLoops(C.first) && fixedOutsideLoops(C.second);
+          }))
         return nullptr;
       KillRanges.push_back(std::move(R));
       NestGuards[L->getHeader()] = Guards;
@@ -478,12 +615,23 @@ void OverwriteFlow::findKills() {
     auto *MI = dyn_cast<MemIntrinsic>(W);
     if ((S && !S->isSimple()) || (MI && MI->isVolatile()))
       continue;
-    auto [Addr, Bytes] = written(W, DL, SE);
+    auto [Addr, Bytes] = written(W, DL, SE, DT);
     if (!Addr)
       continue;
     if (Size && isBase(SE.getSCEV(const_cast<Value *>(Addr))) &&
         SE.isKnownPredicate(ICmpInst::ICMP_UGE, Bytes, Size)) {
       KillInsts.insert(W);
+      continue;
+    }
+    // Range mode: a collective fills a range fixed outside loops.
+    if (!Size && isa<CallBase>(W) && !isa<MemIntrinsic>(W)) {
+      const SCEV *Off = SE.getMinusSCEV(SE.getSCEV(const_cast<Value *>(Addr)),
+                                        SE.getSCEV(const_cast<Value *>(&Base)));
+      if (!isa<SCEVCouldNotCompute>(Off) && fixedOutsideLoops(Off) &&
+          fixedOutsideLoops(Bytes)) {
+        KillRanges.push_back({toI64(Off), Bytes, {}});
+        KillInsts.insert(W);
+      }
       continue;
     }
     // A loop's writes that run on every iteration.
@@ -507,6 +655,19 @@ void OverwriteFlow::findKills() {
     KillHeaders.insert(Nest->getHeader());
     noteGuards(Nest->getHeader());
   }
+}
+
+// S has one value in the whole call of the function: no recurrence, and
+// every value it reads is defined outside all loops (a value defined in a
+// loop may differ between the site and the overwrite, a trip later).
+bool OverwriteFlow::fixedOutsideLoops(const SCEV *S) const {
+  return !SCEVExprContains(S, [&](const SCEV *X) {
+    if (isa<SCEVAddRecExpr>(X))
+      return true;
+    auto *U = dyn_cast<SCEVUnknown>(X);
+    auto *I = U ? dyn_cast<Instruction>(U->getValue()) : nullptr;
+    return I && LI.getLoopFor(I->getParent());
+  });
 }
 
 bool OverwriteFlow::stableAt(const Value *V, const Instruction *Anchor) const {

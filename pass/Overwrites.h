@@ -155,6 +155,7 @@ private:
   void noteGuards(const llvm::BasicBlock *Into);
   void findKills();
   bool stableAt(const llvm::Value *V, const llvm::Instruction *Anchor) const;
+  bool fixedOutsideLoops(const llvm::SCEV *S) const;
 };
 
 } // namespace ccc
