@@ -10,6 +10,9 @@ set -eu
 top=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 n=${1:-200000000}
 cc=${2:-$top/build/install}/bin/ckpt-cc
+case $n in
+  '' | *[!0-9]* | 0) echo "$0: iterations must be a positive integer, not '$n'" >&2; exit 2 ;;
+esac
 if [ ! -x "$cc" ]; then
   echo "$0: $cc not found (run scripts/build.sh, or name the install prefix)" >&2
   exit 2

@@ -289,7 +289,8 @@ def main():
     print()
     print("bench/overhead, %s mode, %s" %
           (a.mode, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
-    print("wall time (hyperfine, %d runs): median [min], seconds" % runs)
+    print("wall time (hyperfine, %d run%s): median [min], seconds" %
+          (runs, "" if runs == 1 else "s"))
     print("%-11s %3s %16s %16s %16s" % ("program", "np", "plain", "ccc",
                                         "ratio [of min]"))
     for n, np, pm, pl, cm, cl, r, rl in rows:
@@ -324,6 +325,12 @@ def main():
               "(calls) not a leaf")
     for n in leaf_notes:
         print("  " + n)
+    # ccc must not change a leaf kernel's code: a difference fails the run
+    # (and bench.overhead.smoke), after the tables are printed.
+    differ = ["%s:%s" % (x[0], x[1]) for x in leaf if not x[4]]
+    if differ:
+        sys.exit("%s: leaf code differs between the plain and ccc builds: %s"
+                 % (sys.argv[0], ", ".join(differ)))
 
 
 if __name__ == "__main__":
