@@ -31,6 +31,9 @@
 // that nest before any read through anything but u, and before the loop's
 // header (where the names swap). Blocking MPI calls count as accesses of
 // their buffers (in both analyses), not as escapes.
+// Locals of the site's function (static allocas of 4 KiB or more) are
+// analysed as heap objects are, where they own their stack slot at the
+// site (ownsSlotAt); the runtime leaves them out of the stack section.
 // Before the site the pass adds `__ccc_dead_at_site(p, bytes, where)`
 // (bytes 0 when a guard does not hold; where: the allocation's source
 // location); the runtime leaves those bytes out of the image taken in that
@@ -50,10 +53,12 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/CFG.h"
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
@@ -65,6 +70,9 @@ using namespace llvm;
 using namespace ccc;
 
 namespace {
+// The smallest local worth leaving out (bytes).
+constexpr uint64_t kMinDeadLocal = 4096;
+
 bool isSlowPath(const Instruction &I) {
   auto *CI = dyn_cast<CallInst>(&I);
   const Function *F = CI ? CI->getCalledFunction() : nullptr;
@@ -95,6 +103,77 @@ std::string allocationPlace(const CallInst &CI) {
   StringRef F = CI.getFunction()->getName();
   OS << (F == CCC_USER_MAIN ? "main" : F);
   return S;
+}
+
+// "VAR in function" of a local (its IR name or, without debug information
+// and names, its bytes), for `ckpt info`.
+std::string localPlace(AllocaInst &V) {
+  std::string S;
+  raw_string_ostream OS(S);
+  StringRef Name = V.getName();
+  for (DbgVariableRecord *R : findDVRDeclares(&V))
+    Name = R->getVariable()->getName();
+  for (DbgDeclareInst *D : findDbgDeclares(&V))
+    Name = D->getVariable()->getName();
+  // Assignment tracking (clang -O -g) marks the alloca with dbg_assign.
+  for (DbgVariableRecord *R : at::getDVRAssignmentMarkers(&V))
+    Name = R->getVariable()->getName();
+  for (DbgAssignIntrinsic *D : at::getAssignmentMarkers(&V))
+    Name = D->getVariable()->getName();
+  if (Name.empty())
+    OS << "a local of " << *V.getAllocationSize(V.getDataLayout()) << " bytes";
+  else
+    OS << Name;
+  StringRef F = V.getFunction()->getName();
+  OS << " in " << (F == CCC_USER_MAIN ? "main" : F);
+  return S;
+}
+
+// Whether the local V holds its own memory at S: it has no lifetime
+// markers (its slot is its own for the whole call), or every path to S
+// passes a lifetime.start and no path from a lifetime.end reaches S
+// without passing a lifetime.start again. Stack coloring gives one slot to
+// locals whose lifetimes do not overlap, so a local outside its lifetime
+// at S may share its slot with a live one.
+bool ownsSlotAt(AllocaInst &V, CallInst &S) {
+  SmallPtrSet<const Instruction *, 4> Starts;
+  SmallVector<const Instruction *, 2> Ends;
+  for (User *U : V.users())
+    if (auto *II = dyn_cast<IntrinsicInst>(U)) {
+      if (II->getIntrinsicID() == Intrinsic::lifetime_start)
+        Starts.insert(II);
+      else if (II->getIntrinsicID() == Intrinsic::lifetime_end)
+        Ends.push_back(II);
+    }
+  if (Starts.empty() && Ends.empty())
+    return true;
+  // Whether walking forward from I (inclusive) reaches S before a start.
+  SmallPtrSet<const BasicBlock *, 32> Seen;
+  SmallVector<const Instruction *, 16> Work;
+  auto Reaches = [&](const Instruction *From) {
+    Seen.clear();
+    Work.assign(1, From);
+    while (!Work.empty()) {
+      const Instruction *I = Work.pop_back_val();
+      for (; I; I = I->getNextNode()) {
+        if (I == &S)
+          return true;
+        if (Starts.count(I))
+          break;
+        if (I->isTerminator()) {
+          for (const BasicBlock *B : successors(I->getParent()))
+            if (Seen.insert(B).second)
+              Work.push_back(&B->front());
+          break;
+        }
+      }
+    }
+    return false;
+  };
+  if (Reaches(&S.getFunction()->getEntryBlock().front()))
+    return false;
+  return llvm::none_of(
+      Ends, [&](const Instruction *E) { return Reaches(E->getNextNode()); });
 }
 
 // Whether a path leads from Free to S without passing the allocation P
@@ -200,16 +279,25 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
   if (F.callsFunctionThatReturnsTwice())
     return PreservedAnalyses::all();
   SmallVector<CallInst *, 4> Sites, Allocs;
+  SmallVector<AllocaInst *, 4> Locals;
+  const DataLayout &DataL = F.getParent()->getDataLayout();
   for (Instruction &I : instructions(F)) {
     if (isSlowPath(I))
       Sites.push_back(cast<CallInst>(&I));
-    else if (auto *CI = dyn_cast<CallInst>(&I))
+    else if (auto *AI = dyn_cast<AllocaInst>(&I)) {
+      // Locals of a page or more: smaller ones are not worth a slot of the
+      // runtime's table (kMaxDeadAtSite).
+      std::optional<TypeSize> Bytes = AI->getAllocationSize(DataL);
+      if (AI->isStaticAlloca() && Bytes && !Bytes->isScalable() &&
+          Bytes->getFixedValue() >= kMinDeadLocal)
+        Locals.push_back(AI);
+    } else if (auto *CI = dyn_cast<CallInst>(&I))
       if (const Function *Callee = CI->getCalledFunction())
         if ((Callee->getName() == "__ccc_malloc" && CI->arg_size() == 1) ||
             (Callee->getName() == "__ccc_calloc" && CI->arg_size() == 2))
           Allocs.push_back(CI);
   }
-  if (Sites.empty() || Allocs.empty())
+  if (Sites.empty() || (Allocs.empty() && Locals.empty()))
     return PreservedAnalyses::all();
 
   auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
@@ -255,6 +343,39 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
         FoundRanges.push_back(std::move(D));
     }
   };
+
+  // Locals of the site's function: dead at a site like heap objects, when
+  // they own their stack slot there (ownsSlotAt).
+  for (AllocaInst *V : Locals) {
+    ObjectAccesses A;
+    if (!collectAccesses(V, A))
+      continue;
+    auto NoSite = [](const CallBase &) { return false; };
+    auto Applies = [&](CallInst *S) { return ownsSlotAt(*V, *S); };
+    uint64_t Bytes = V->getAllocationSize(DataL)->getFixedValue();
+    Type *I64 = Type::getInt64Ty(F.getContext());
+    OverwriteFlow Flow(F, *V, SE.getConstant(I64, Bytes), A, NoSite,
+                       /*NestMayHoldSites=*/true, DT, LI, SE);
+    SmallVector<CallInst *, 4> NotWhole;
+    for (CallInst *S : Sites) {
+      if (!Applies(S))
+        continue;
+      DeadRange D{
+          S,  V, localPlace(*V), SE.getZero(I64), SE.getConstant(I64, Bytes),
+          {}, {}};
+      if (Flow.deadFrom(S->getNextNode(), S, &D.Assume))
+        FoundRanges.push_back(std::move(D));
+      else
+        NotWhole.push_back(S);
+    }
+    if (NotWhole.empty())
+      continue;
+    OverwriteFlow Ranges(F, *V, /*Size=*/nullptr, A, NoSite,
+                         /*NestMayHoldSites=*/true, DT, LI, SE);
+    FindRanges(
+        Ranges, V, [&](CallInst *S) { return llvm::is_contained(NotWhole, S); },
+        localPlace(*V));
+  }
 
   for (CallInst *P : Allocs) {
     ObjectAccesses A;

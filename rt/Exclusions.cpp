@@ -120,13 +120,17 @@ extern "C" int ccc_exclude(const void *P, size_t N) {
 }
 
 // Emitted by the pass right before a site's slow path. Only heap memory
-// is taken (a null or failed allocation, or anything else, is ignored);
-// beyond kMaxDeadAtSite ranges the rest is simply saved.
+// and the program stack are taken (a null or failed allocation, or
+// anything else, is ignored); beyond kMaxDeadAtSite ranges the rest is
+// simply saved.
 extern "C" void __ccc_dead_at_site(const void *P, uint64_t N,
                                    const char *Where) {
   uintptr_t A = reinterpret_cast<uintptr_t>(P);
-  if (N == 0 || NumDeadAtSite == kMaxDeadAtSite || !heapIsMapped() ||
-      A < heapBase() || N > heapReserve() || A - heapBase() > heapReserve() - N)
+  if (N == 0 || NumDeadAtSite == kMaxDeadAtSite || !heapIsMapped())
+    return;
+  bool InHeap = A >= heapBase() && N <= heapReserve() &&
+                A - heapBase() <= heapReserve() - N;
+  if (!InHeap && !inProgramStack(A, N))
     return;
   DeadAtSiteWhere[NumDeadAtSite] = Where;
   DeadAtSite[NumDeadAtSite++] = {A, N};

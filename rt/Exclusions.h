@@ -1,4 +1,5 @@
-//===- Exclusions.h - Memory the program promised need not be saved -*- C++ -*-//
+//===- Exclusions.h - Memory the program promised need not be saved -*- C++
+//-*-//
 //
 // ccc_exclude(P, N) records a range of heap or global memory that the
 // program recomputes before reading it again; checkpoints leave it out. The
@@ -26,16 +27,19 @@ struct ExclusionTable {
 // Null until the first ccc_exclude.
 extern ExclusionTable *Excluded;
 
-// Heap ranges the pass proved dead at the site being executed
-// (__ccc_dead_at_site, called right before the slow path): left out of the
-// image taken in that slow-path call only. Kept outside the heap region, so
-// no image holds them.
+// Heap ranges and local variables of the program stack that the pass proved
+// dead at the site being executed (__ccc_dead_at_site, called right before
+// the slow path): left out of the image taken in that slow-path call only.
+// Kept outside the heap region, so no image holds them.
 constexpr unsigned kMaxDeadAtSite = 64;
 extern ExcludedRange DeadAtSite[kMaxDeadAtSite];
 extern const char *DeadAtSiteWhere[kMaxDeadAtSite]; // allocation, for ckpt
 extern unsigned NumDeadAtSite;
 inline void forgetDeadAtSite() { NumDeadAtSite = 0; }
 inline bool anyExcluded() { return (Excluded && Excluded->N) || NumDeadAtSite; }
+
+// Whether [A, A+L) lies in the program stack (Runtime.cpp).
+bool inProgramStack(uintptr_t A, uint64_t L);
 
 // [Lo, Hi) was freed (heap lock held).
 void forgetExclusionsIn(uintptr_t Lo, uintptr_t Hi);

@@ -20,21 +20,22 @@ constexpr uint32_t kMaxSections = 16;
 constexpr uint64_t kHashBlock = 1 << 20;
 
 enum SectionType : uint32_t {
-  SecContext = 1, // struct SavedContext: registers, errno, signal mask
-  SecGlobals = 2, // memory ranges of registered globals and thread-locals
-  SecHeap = 3,    // memory ranges of the heap region in use
-  SecStack = 4,   // the live part of the fixed-address stack
-  SecLoadMap = 5, // text: "start-end path" of every file mapping
-  SecRuntime = 6, // struct RuntimeState
+  SecContext = 1,  // struct SavedContext: registers, errno, signal mask
+  SecGlobals = 2,  // memory ranges of registered globals and thread-locals
+  SecHeap = 3,     // memory ranges of the heap region in use
+  SecStack = 4,    // the live part of the fixed-address stack
+  SecLoadMap = 5,  // text: "start-end path" of every file mapping
+  SecRuntime = 6,  // struct RuntimeState
   SecParallel = 7, // the MPI layer's restart parameters (Parallel.h)
   SecChunks = 8,   // ChunkEntry[]: every chunk of memory the image describes
   SecMap = 9,      // MapRecord[]: what the memory holds, for `ckpt info`
 };
 
 // SecMap: one record per registered global, per range the program excluded,
-// per heap object left out at this site, per stack frame of the site's
-// call chain and per large heap block in use (256 at most), each followed by its name (NameLen bytes, padded to 8). Only
-// `ckpt info` reads it; a restart does not need it.
+// per heap object and local variable left out at this site, per stack frame of
+// the site's call chain and per large heap block in use (256 at most), each
+// followed by its name (NameLen bytes, padded to 8). Only `ckpt info` reads it;
+// a restart does not need it.
 enum MapKind : uint32_t {
   MapGlobal = 1,             // saved; name: the symbol
   MapGlobalNeverWritten = 2, // left out: comes back from the binary
@@ -45,6 +46,8 @@ enum MapKind : uint32_t {
   MapHeapBlock = 7,          // saved: a large heap block in use; name: the
                              // allocating call, "fn+0xOFF [0xADDR]" (ADDR
                              // in the executable: `addr2line -e PROG ADDR`)
+  MapStackDeadAtSite = 8,    // left out: a local variable of the site's
+                             // function dead at this site; name: "VAR in FN"
 };
 struct MapRecord {
   uint64_t Addr, Len;
@@ -134,7 +137,7 @@ struct RuntimeState {
   uint64_t Restarts;    // how many times the run was restarted
   uint64_t HeapBase, HeapReserve;
   uint64_t StackBase, StackSize;
-  uint64_t MainArgs; // main's arguments, in the heap region
+  uint64_t MainArgs;      // main's arguments, in the heap region
   uint64_t ParallelState; // the MPI layer's state, in the heap region
   uint64_t Exclusions;    // ccc_exclude's table, in the heap region
 };

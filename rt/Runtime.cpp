@@ -13,8 +13,8 @@
 #include "Runtime.h"
 #include "Config.h"
 #include "ElfSymbols.h"
-#include "HeapRegion.h"
 #include "Exclusions.h"
+#include "HeapRegion.h"
 #include "Image.h"
 #include "Incremental.h"
 #include "LibcHeap.h"
@@ -302,8 +302,8 @@ public:
     N += Need;
   }
   bool write(ImageWriter &W, bool Z) const {
-    return !Ok || (W.beginSection(SecMap, Z) && W.addBytes(P, N) &&
-                   W.endSection());
+    return !Ok ||
+           (W.beginSection(SecMap, Z) && W.addBytes(P, N) && W.endSection());
   }
 
 private:
@@ -338,16 +338,19 @@ void describeMemory(MapBuffer &M) {
   const GlobalRange *G = registeredGlobals(&NG);
   for (size_t I = 0; I < NG; ++I) {
     uintptr_t A = G[I].address();
-    uint32_t Kind = G[I].Flags & CCC_GLOBAL_NEVER_WRITTEN ? MapGlobalNeverWritten
-                    : G[I].Flags & CCC_GLOBAL_DEAD_AT_SITES
-                        ? MapGlobalDeadAtSites
-                        : MapGlobal;
+    uint32_t Kind =
+        G[I].Flags & CCC_GLOBAL_NEVER_WRITTEN   ? MapGlobalNeverWritten
+        : G[I].Flags & CCC_GLOBAL_DEAD_AT_SITES ? MapGlobalDeadAtSites
+                                                : MapGlobal;
     M.add(A, G[I].Size, Kind, G[I].Name);
   }
   for (uint64_t I = 0; Excluded && I < Excluded->N; ++I)
     M.add(Excluded->R[I].Addr, Excluded->R[I].Len, MapExcluded, "ccc_exclude");
   for (unsigned I = 0; I < NumDeadAtSite; ++I)
-    M.add(DeadAtSite[I].Addr, DeadAtSite[I].Len, MapHeapDeadAtSite,
+    M.add(DeadAtSite[I].Addr, DeadAtSite[I].Len,
+          inProgramStack(DeadAtSite[I].Addr, DeadAtSite[I].Len)
+              ? MapStackDeadAtSite
+              : MapHeapDeadAtSite,
           DeadAtSiteWhere[I] ? DeadAtSiteWhere[I] : "?");
   if (_Unwind_Backtrace && _Unwind_GetCFA && _Unwind_GetIP) {
     FrameWalk W = {M, RT.Ctx.StackLow, RT.StackHigh, 0};
@@ -415,7 +418,8 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   }
 
   bool Z = Cfg.CompressLevel > 0;
-  bool Full = RT.Prev.size() == 0 || RT.ChainLength + 1 >= (uint32_t)Cfg.FullEvery;
+  bool Full =
+      RT.Prev.size() == 0 || RT.ChainLength + 1 >= (uint32_t)Cfg.FullEvery;
   ChunkedWriter CW(W, Full ? nullptr : &RT.Prev, Version, Cfg.ChunkSize,
                    RT.Next);
   if (Full && Z) {
@@ -451,7 +455,7 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
 
   uintptr_t Low = RT.Ctx.StackLow;
   if (!W.beginSection(SecStack, Z) ||
-      !CW.addRange(SecStack, Low, RT.StackHigh - Low) || !W.endSection())
+      !writeIncluded(CW, SecStack, Low, RT.StackHigh - Low) || !W.endSection())
     return false;
   if (!CW.finish(RT.ChainLength + 1))
     return false;
@@ -752,8 +756,8 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
     return false;
   }
   // The older images an incremental image refers to must be there.
-  if (!readReferencedChunks(Cfg.Dir, Cfg.Name, H, Chunks, nullptr, nullptr,
-                            Why, WhyCap))
+  if (!readReferencedChunks(Cfg.Dir, Cfg.Name, H, Chunks, nullptr, nullptr, Why,
+                            WhyCap))
     return false;
   if (!Apply) {
     const SectionEntry *SP = R.find(SecParallel);
@@ -1071,4 +1075,9 @@ extern "C" int ccc_restarted_(void) { return ccc_restarted(); }
 extern "C" int ccc_checkpoint_status(void) { return ccc_checkpoint(); }
 extern "C" int ccc_checkpoint_force_status(void) {
   return ccc_checkpoint_force();
+}
+
+bool ccc::inProgramStack(uintptr_t A, uint64_t L) {
+  return RT.StackLow && A >= RT.StackLow && A < RT.StackHigh &&
+         L <= RT.StackHigh - A;
 }

@@ -18,15 +18,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cxxabi.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <cxxabi.h>
 #include <dirent.h>
 #include <string>
-#include <vector>
 #include <sys/stat.h>
+#include <vector>
 
 using namespace ccc;
 
@@ -67,8 +67,7 @@ static void printChain(const ImageHeader &H, const ChunkTable &T) {
            "of %u bytes: %llu stored here (%s), %llu unchanged (%s) taken "
            "from versions %llu..%llu\n",
            H.ChainLength, H.ChunkSize, NHere, A, NElse, B,
-           (unsigned long long)H.ChainBase,
-           (unsigned long long)H.Version - 1);
+           (unsigned long long)H.ChainBase, (unsigned long long)H.Version - 1);
 }
 
 // Not a MapKind: the heap blocks in use, which SecMap does not list.
@@ -100,12 +99,14 @@ static const char *kindName(uint32_t K) {
     return "stack frame";
   case MapHeapBlock:
     return "heap block";
+  case MapStackDeadAtSite:
+    return "stack, dead at this site (left out)";
   }
   return "?";
 }
 
 static uint32_t sectionOfKind(uint32_t K) {
-  return K == MapStackFrame ? SecStack
+  return K == MapStackFrame || K == MapStackDeadAtSite ? SecStack
          : K == MapHeapBlock || K == MapHeapDeadAtSite ? SecHeap
                                                        : SecGlobals;
 }
@@ -117,9 +118,9 @@ static bool savedKind(uint32_t K) {
 
 static std::string demangled(const std::string &N) {
   int St = 0;
-  char *D = N.compare(0, 2, "_Z") ? nullptr
-                                  : abi::__cxa_demangle(N.c_str(), nullptr,
-                                                        nullptr, &St);
+  char *D = N.compare(0, 2, "_Z")
+                ? nullptr
+                : abi::__cxa_demangle(N.c_str(), nullptr, nullptr, &St);
   std::string R = D && St == 0 ? D : N == "__ccc_user_main" ? "main" : N;
   free(D);
   return R;
@@ -193,13 +194,15 @@ static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T,
     }
   }
   const SectionEntry *SH = R.find(SecHeap), *SS = R.find(SecStack);
-  // A heap block's ranges left out (dead at the site, ccc_exclude) are
-  // pieces of their own.
+  // A heap block's ranges left out (dead at the site, ccc_exclude) and a
+  // stack frame's dead locals are pieces of their own.
   std::vector<unsigned long long> Inside(Out.size());
   for (size_t I = 0; I < Out.size(); ++I)
-    if (Out[I].Kind == MapHeapBlock)
+    if (Out[I].Kind == MapHeapBlock || Out[I].Kind == MapStackFrame)
       for (const Piece &X : Out) {
-        if (X.Kind != MapHeapDeadAtSite && X.Kind != MapExcluded)
+        if (Out[I].Kind == MapHeapBlock
+                ? X.Kind != MapHeapDeadAtSite && X.Kind != MapExcluded
+                : X.Kind != MapStackDeadAtSite)
           continue;
         uint64_t Lo = std::max(Out[I].Addr, X.Addr),
                  Hi = std::min(Out[I].Addr + Out[I].Len, X.Addr + X.Len);
@@ -219,16 +222,16 @@ static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T,
     P.Stored = P.Here * Ratio[Sec];
   }
   // The heap section less the named blocks: small blocks, allocator state.
-  Piece Heap{kHeapInUse, NamedHere[SecHeap] + NamedOlder[SecHeap]
-                             ? "(other heap in use)"
-                             : "(heap blocks in use)",
+  Piece Heap{kHeapInUse,
+             NamedHere[SecHeap] + NamedOlder[SecHeap] ? "(other heap in use)"
+                                                      : "(heap blocks in use)",
              0, 0};
   // What section Sec holds besides its named pieces.
   auto Rest = [&](Piece &P, const SectionEntry *E, uint32_t Sec) {
     uint64_t Raw = E ? E->RawSize : 0;
     P.Here = Raw > NamedHere[Sec] ? Raw - NamedHere[Sec] : 0;
-    P.Older = OlderIn[Sec] > NamedOlder[Sec] ? OlderIn[Sec] - NamedOlder[Sec]
-                                             : 0;
+    P.Older =
+        OlderIn[Sec] > NamedOlder[Sec] ? OlderIn[Sec] - NamedOlder[Sec] : 0;
     P.Stored = P.Here * Ratio[Sec];
   };
   Rest(Heap, SH, SecHeap);
@@ -253,8 +256,8 @@ static void printWhere(const std::vector<Piece> &Pieces) {
     return;
   printf("\nwhere the bytes go (raw bytes stored here, taken from older "
          "images, left out; stored~ estimated at the section's ratio):\n");
-  printf("%-40s %-38s %12s %10s %12s %12s\n", "name", "kind", "here",
-         "stored~", "older", "left out");
+  printf("%-40s %-38s %12s %10s %12s %12s\n", "name", "kind", "here", "stored~",
+         "older", "left out");
   size_t Shown = 0;
   unsigned long long Rest[3] = {};
   size_t NRest = 0;
@@ -267,8 +270,8 @@ static void printWhere(const std::vector<Piece> &Pieces) {
     }
     ++Shown;
     std::string N = P.Name.size() > 40 ? P.Name.substr(0, 37) + "..." : P.Name;
-    printf("%-40s %-38s %12llu %10.0f %12llu %12llu\n", N.c_str(),
-           pieceKind(P), P.Here, P.Stored, P.Older, P.LeftOut);
+    printf("%-40s %-38s %12llu %10.0f %12llu %12llu\n", N.c_str(), pieceKind(P),
+           P.Here, P.Stored, P.Older, P.LeftOut);
   }
   if (NRest)
     printf("(%zu more) %66s %12llu %10s %12llu %12llu\n", NRest, "", Rest[0],
@@ -459,8 +462,9 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
     if (C)
       ByPiece.push_back({C, &P});
   }
-  std::stable_sort(ByPiece.begin(), ByPiece.end(),
-                   [](const auto &X, const auto &Y) { return X.first > Y.first; });
+  std::stable_sort(
+      ByPiece.begin(), ByPiece.end(),
+      [](const auto &X, const auto &Y) { return X.first > Y.first; });
   const char *Names[] = {"globals", "heap", "stack", "total"};
   if (Json) {
     printf("{\"a\": {\"path\": \"%s\", \"version\": %llu}, \"b\": "
@@ -470,8 +474,8 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
     for (int S = 0; S < 4; ++S) {
       printf(", \"%s\": {", Names[S]);
       for (int K = 0; K < Kinds; ++K)
-        printf("%s\"%s\": {\"chunks\": %llu, \"bytes\": %llu}",
-               K ? ", " : "", KindName[K], N[S][K], Bytes[S][K]);
+        printf("%s\"%s\": {\"chunks\": %llu, \"bytes\": %llu}", K ? ", " : "",
+               KindName[K], N[S][K], Bytes[S][K]);
       printf("}");
     }
     printf(", \"changed_pieces\": [");
@@ -505,7 +509,8 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
          "always stored and not compared)\n");
   if (!ByPiece.empty()) {
     printf("\nchanged or added, by piece of b (bytes of its changed chunks):"
-           "\n%-40s %-20s %12s\n", "name", "kind", "bytes");
+           "\n%-40s %-20s %12s\n",
+           "name", "kind", "bytes");
     for (size_t I = 0; I < ByPiece.size() && I < 20; ++I) {
       const std::string &Nm = ByPiece[I].second->Name;
       std::string Short = Nm.size() > 40 ? Nm.substr(0, 37) + "..." : Nm;
