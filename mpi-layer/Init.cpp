@@ -159,8 +159,15 @@ bool checkVersion(uint64_t Version, char *Why, size_t Cap) {
   return !nonblockingProtocol() || nbCheckVersion(Version, Why, Cap);
 }
 
-ParallelLayer Hooks = {launchRank, initForRestart, allMin,      afterRestore,
-                       site,       stateBlob,      checkVersion};
+// Under the non-blocking protocol the other ranks go on while this one
+// writes, and some wait for its messages in flight.
+void duringWrite() {
+  if (Active && NonBlocking)
+    nbLetMpiProgress();
+}
+
+ParallelLayer Hooks = {launchRank, initForRestart, allMin,       afterRestore,
+                       site,       stateBlob,      checkVersion, duringWrite};
 
 // Registered before main, so the runtime knows the job is parallel.
 __attribute__((constructor)) void registerLayer() { Parallel = &Hooks; }

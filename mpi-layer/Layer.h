@@ -427,6 +427,9 @@ void copyTyped(const void *From, int FN, MPI_Datatype FT, void *To, int TN,
                MPI_Datatype TT);
 bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status);
 void nbProgress();
+// One probe of the control communicator: MPI's progress engine runs (sends
+// in flight move on) and nothing of the program's is matched or received.
+void nbLetMpiProgress();
 void drainForCheckpoint();
 void afterRestoreRequests();
 

@@ -271,24 +271,28 @@ struct CtrlSend {
 CtrlSend *CtrlSends;
 int NCtrlSlots;
 
-void sendCtrl(int To, int Tag, uint64_t A, uint64_t B) {
-  for (;;) {
-    for (int I = 0; I < NCtrlSlots; ++I) {
-      CtrlSend &S = CtrlSends[I];
-      if (S.Req != MPI_REQUEST_NULL) {
-        int Flag;
-        PMPI_Test(&S.Req, &Flag, MPI_STATUS_IGNORE);
-        if (!Flag)
-          continue;
-      }
-      S.Msg[0] = A;
-      S.Msg[1] = B;
-      S.Msg[2] = 0;
-      PMPI_Isend(S.Msg, 3, MPI_UINT64_T, To, Tag, Ctrl, &S.Req);
-      return;
+// Sends a control message from a free slot; false if none is free.
+bool trySendCtrl(int To, int Tag, uint64_t A, uint64_t B) {
+  for (int I = 0; I < NCtrlSlots; ++I) {
+    CtrlSend &S = CtrlSends[I];
+    if (S.Req != MPI_REQUEST_NULL) {
+      int Flag;
+      PMPI_Test(&S.Req, &Flag, MPI_STATUS_IGNORE);
+      if (!Flag)
+        continue;
     }
-    pollCtrl(); // all slots busy: let the receivers take some
+    S.Msg[0] = A;
+    S.Msg[1] = B;
+    S.Msg[2] = 0;
+    PMPI_Isend(S.Msg, 3, MPI_UINT64_T, To, Tag, Ctrl, &S.Req);
+    return true;
   }
+  return false;
+}
+
+void sendCtrl(int To, int Tag, uint64_t A, uint64_t B) {
+  while (!trySendCtrl(To, Tag, A, B))
+    pollCtrl(); // all slots busy: let the receivers take some
 }
 
 // Rank 0: which ranks have logged which epoch (two epochs can be open).
@@ -1249,6 +1253,11 @@ static bool checkpointOpen() {
   return L->M != Mode::Run || (L->Rank == 0 && CommittedEpoch < L->Epoch);
 }
 
+void nbLetMpiProgress() {
+  int Flag;
+  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, Ctrl, &Flag, MPI_STATUS_IGNORE);
+}
+
 void nbProgress() {
   if (checkpointOpen())
     pollCtrl();
@@ -1306,15 +1315,24 @@ static int startCheckpoint(int (*Take)()) {
   Log.clear();
   setMode(Mode::NonDetLog, "local checkpoint");
   setNextVersion(L->VersionBase + L->Epoch);
+  // Tell the other ranks before writing the image: each then starts its own
+  // checkpoint at its next site while this one writes (told afterwards,
+  // ranks that wait for each other's messages wrote one after the other:
+  // bench/coordination). Only free slots are used before the image, since
+  // polling for control messages would change the state it saves.
+  auto *Told = static_cast<bool *>(scratch(Size));
+  for (int Q = 0; Q < Size; ++Q)
+    Told[Q] = Q == L->Rank || trySendCtrl(Q, kTagInit, L->Epoch, OldSent[Q]);
   int R = Take ? Take() : CCC_NONE;
   __ccc_pending = 1; // the runtime clears it after each checkpoint
   if (R == CCC_RESTARTED)
-    return R;    // (OldSent was libc memory of the process that died)
+    return R;    // (OldSent and Told were libc memory of the process that died)
   L->NEarly = 0; // the registry is in the image
   TakeOk = R == CCC_TAKEN;
   for (int Q = 0; Q < Size; ++Q)
-    if (Q != L->Rank)
+    if (!Told[Q])
       sendCtrl(Q, kTagInit, L->Epoch, OldSent[Q]);
+  scratchFree(Told);
   scratchFree(OldSent);
   checkPeriod();
   return TakeOk ? CCC_TAKEN : CCC_NONE;

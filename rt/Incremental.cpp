@@ -115,6 +115,8 @@ bool ChunkedWriter::addRange(uint32_t Section, uint64_t Addr, uint64_t Len) {
       return false;
     }
     Addr = Next;
+    if (BetweenChunks)
+      BetweenChunks();
   }
   return true;
 }

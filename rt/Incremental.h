@@ -71,6 +71,8 @@ public:
   // Writes the SecChunks section and the header's chain fields.
   bool finish(uint32_t ChainLength);
   const ChunkStats &stats() const { return Stats; }
+  // Called after each chunk (the MPI layer lets the library progress).
+  void (*BetweenChunks)() = nullptr;
 
 private:
   ImageWriter &W;

@@ -36,6 +36,10 @@ struct ParallelLayer {
   // restart from Version (the non-blocking protocol's message log). May be
   // null.
   bool (*checkVersion)(uint64_t Version, char *Why, size_t Cap);
+  // Called between chunks while this process writes an image: lets the
+  // communication library move the messages other ranks wait for (a large
+  // send's rendezvous needs its sender's progress). May be null.
+  void (*duringWrite)();
 };
 
 // Set by the layer's constructor; null in a serial program.

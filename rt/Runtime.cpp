@@ -422,6 +422,8 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
       RT.Prev.size() == 0 || RT.ChainLength + 1 >= (uint32_t)Cfg.FullEvery;
   ChunkedWriter CW(W, Full ? nullptr : &RT.Prev, Version, Cfg.ChunkSize,
                    RT.Next);
+  if (Parallel)
+    CW.BetweenChunks = Parallel->duringWrite;
   if (Full && Z) {
     RT.ShuffleGlobals = globalsShuffle();
     RT.ShuffleHeap = heapShuffle();
