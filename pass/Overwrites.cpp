@@ -483,6 +483,10 @@ static const SCEV *coverage(const SCEV *Block, ArrayRef<Dim> Dims,
     if (It == Left.end()) {
       if (!Checks || Left.size() != 1)
         return nullptr;
+      // A check that cannot hold (constant strides that do not chain: rows
+      // with ghost cells between them) leaves nothing to check.
+      if (SE.isKnownPredicate(ICmpInst::ICMP_NE, Left.front().Stride, Width))
+        return nullptr;
       Checks->push_back({Left.front().Stride, Width});
       It = Left.begin();
     }

@@ -6,7 +6,9 @@ set -euo pipefail
 top=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 "$top/scripts/build.sh"
 prefix=$top/build/install
-work=$top/build/demo
+# Not build/demo: that is CMake's directory for demo/ (removing it broke
+# `cmake --install build` until the next configure).
+work=$top/build/demo-run
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"

@@ -238,3 +238,43 @@ use:
 exit:
   ret void
 }
+
+; for (y = 1; y < 511; ++y) for (x = 1; x < 511; ++x) g[y * 512 + x] = ...
+; The rows' interiors (510 elements) do not chain (512 apart): the ghost
+; columns between them are not written, so no range is, and no mark is
+; made (not even one of 0 bytes behind a check that cannot hold).
+; CHECK-LABEL: define void @rows_with_ghost_columns(
+; CHECK-NOT:   @__ccc_dead_at_site
+; CHECK:       ret void
+define void @rows_with_ghost_columns(i64 %steps) {
+entry:
+  %g = call ptr @__ccc_malloc(i64 2097152)
+  br label %step
+step:
+  %k = phi i64 [ 0, %entry ], [ %k.next, %use ]
+  %r = call i32 @__ccc_checkpoint_slow(i32 0)
+  br label %yloop
+yloop:
+  %y = phi i64 [ 1, %step ], [ %y.next, %ylatch ]
+  %row = mul i64 %y, 512
+  br label %xloop
+xloop:
+  %x = phi i64 [ 1, %yloop ], [ %x.next, %xloop ]
+  %i = add i64 %row, %x
+  %p = getelementptr double, ptr %g, i64 %i
+  store double 1.0, ptr %p
+  %x.next = add nuw nsw i64 %x, 1
+  %xd = icmp eq i64 %x.next, 511
+  br i1 %xd, label %ylatch, label %xloop
+ylatch:
+  %y.next = add nuw nsw i64 %y, 1
+  %yd = icmp eq i64 %y.next, 511
+  br i1 %yd, label %use, label %yloop
+use:
+  %v = load double, ptr %g
+  %k.next = add i64 %k, 1
+  %kd = icmp eq i64 %k.next, %steps
+  br i1 %kd, label %exit, label %step
+exit:
+  ret void
+}
