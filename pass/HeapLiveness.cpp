@@ -17,11 +17,6 @@
 //     condition is computed from values that stay the same in the whole
 //     call: the exclusion is then made only if that condition holds at
 //     the site.
-// An object not proven dead whole may still be dead over the range that
-// its overwriting nests write (all of them the same range, computed at the
-// site): a transpose's target, a pack buffer whose length the pass cannot
-// relate to the allocation's; then that range is left out, if the run-time
-// checks the proof needs hold at the site.
 // Two allocations whose pointers a loop swaps every iteration (the header
 // phis u and unew, entered with the two allocations and fed back crossed)
 // are analysed as a pair: in every iteration the phis hold different
@@ -344,75 +339,86 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
     }
   };
 
-  // Locals of the site's function: dead at a site like heap objects, when
-  // they own their stack slot there (ownsSlotAt).
+  // Per site where Applies holds: dead whole when every path from it
+  // overwrites the object before reading it (Whole records that), or else
+  // maybe dead over the range its nests rewrite (FindRanges). Reaching
+  // NewObject, if given, makes a new object (an allocation reached again).
+  auto FindDead =
+      [&](Value &Obj, const SCEV *Size, const ObjectAccesses &A,
+          Instruction *NewObject, function_ref<bool(CallInst *)> Applies,
+          const std::string &Where,
+          function_ref<void(CallInst *, ArrayRef<GuardAssumption>)> Whole) {
+        auto NoSite = [](const CallBase &) { return false; };
+        OverwriteFlow Flow(F, Obj, Size, A, NoSite,
+                           /*NestMayHoldSites=*/true, DT, LI, SE);
+        if (NewObject)
+          Flow.addKill(NewObject);
+        SmallVector<CallInst *, 4> NotWhole;
+        for (CallInst *S : Sites) {
+          if (!Applies(S))
+            continue;
+          SmallVector<GuardAssumption, 2> Assume;
+          if (Flow.deadFrom(S->getNextNode(), S, &Assume))
+            Whole(S, Assume);
+          else
+            NotWhole.push_back(S);
+        }
+        if (NotWhole.empty())
+          return;
+        // Not proven dead whole: maybe the range its nests rewrite (a
+        // transpose target, a pack buffer whose length the pass cannot
+        // relate to the object's).
+        OverwriteFlow Ranges(F, Obj, /*Size=*/nullptr, A, NoSite,
+                             /*NestMayHoldSites=*/true, DT, LI, SE);
+        if (NewObject)
+          Ranges.addKill(NewObject);
+        FindRanges(
+            Ranges, &Obj,
+            [&](CallInst *S) { return llvm::is_contained(NotWhole, S); },
+            Where);
+      };
+
+  // Locals of the site's function, where they own their stack slot.
+  Type *I64 = Type::getInt64Ty(F.getContext());
   for (AllocaInst *V : Locals) {
     ObjectAccesses A;
     if (!collectAccesses(V, A))
       continue;
-    auto NoSite = [](const CallBase &) { return false; };
-    auto Applies = [&](CallInst *S) { return ownsSlotAt(*V, *S); };
-    uint64_t Bytes = V->getAllocationSize(DataL)->getFixedValue();
-    Type *I64 = Type::getInt64Ty(F.getContext());
-    OverwriteFlow Flow(F, *V, SE.getConstant(I64, Bytes), A, NoSite,
-                       /*NestMayHoldSites=*/true, DT, LI, SE);
-    SmallVector<CallInst *, 4> NotWhole;
-    for (CallInst *S : Sites) {
-      if (!Applies(S))
-        continue;
-      DeadRange D{
-          S,  V, localPlace(*V), SE.getZero(I64), SE.getConstant(I64, Bytes),
-          {}, {}};
-      if (Flow.deadFrom(S->getNextNode(), S, &D.Assume))
-        FoundRanges.push_back(std::move(D));
-      else
-        NotWhole.push_back(S);
-    }
-    if (NotWhole.empty())
-      continue;
-    OverwriteFlow Ranges(F, *V, /*Size=*/nullptr, A, NoSite,
-                         /*NestMayHoldSites=*/true, DT, LI, SE);
-    FindRanges(
-        Ranges, V, [&](CallInst *S) { return llvm::is_contained(NotWhole, S); },
-        localPlace(*V));
+    const SCEV *Bytes =
+        SE.getConstant(I64, V->getAllocationSize(DataL)->getFixedValue());
+    std::string Where = localPlace(*V);
+    FindDead(
+        *V, Bytes, A, /*NewObject=*/nullptr,
+        [&](CallInst *S) { return ownsSlotAt(*V, *S); }, Where,
+        [&](CallInst *S, ArrayRef<GuardAssumption> Assume) {
+          FoundRanges.push_back({S,
+                                 V,
+                                 Where,
+                                 SE.getZero(I64),
+                                 Bytes,
+                                 {},
+                                 {Assume.begin(), Assume.end()}});
+        });
   }
 
+  // Allocations of this function, at the sites they come before with no
+  // free between them.
   for (CallInst *P : Allocs) {
     ObjectAccesses A;
     if (!collectAccesses(P, A, "__ccc_free"))
       continue;
-    auto NoSite = [](const CallBase &) { return false; };
-    OverwriteFlow Flow(F, *P, allocationSizeSCEV(*P, SE), A, NoSite,
-                       /*NestMayHoldSites=*/true, DT, LI, SE);
-    Flow.addKill(P); // reached again: a new object
-    // Sites where the object may be dead: the allocation comes first and
-    // no free between them.
-    auto Applies = [&](CallInst *S) {
-      return DT.dominates(P, S) && llvm::none_of(A.Frees, [&](CallBase *Free) {
-               return freeReaches(Free, S, P);
-             });
-    };
-    SmallVector<CallInst *, 4> NotWhole;
-    for (CallInst *S : Sites) {
-      if (!Applies(S))
-        continue;
-      Dead D{S, P, {}};
-      if (Flow.deadFrom(S->getNextNode(), S, &D.Assume))
-        Found.push_back(std::move(D));
-      else
-        NotWhole.push_back(S);
-    }
-    if (NotWhole.empty())
-      continue;
-    // Not proven dead whole: maybe the range its nests rewrite (a transpose
-    // target, a pack buffer whose length the pass cannot relate to the
-    // allocation's).
-    OverwriteFlow Ranges(F, *P, /*Size=*/nullptr, A, NoSite,
-                         /*NestMayHoldSites=*/true, DT, LI, SE);
-    Ranges.addKill(P);
-    FindRanges(
-        Ranges, P, [&](CallInst *S) { return llvm::is_contained(NotWhole, S); },
-        allocationPlace(*P));
+    FindDead(
+        *P, allocationSizeSCEV(*P, SE), A, /*NewObject=*/P,
+        [&](CallInst *S) {
+          return DT.dominates(P, S) &&
+                 llvm::none_of(A.Frees, [&](CallBase *Free) {
+                   return freeReaches(Free, S, P);
+                 });
+        },
+        allocationPlace(*P),
+        [&](CallInst *S, ArrayRef<GuardAssumption> Assume) {
+          Found.push_back({S, P, {Assume.begin(), Assume.end()}});
+        });
   }
 
   // Swapped pairs: at a site in the loop, the object one phi holds may be
@@ -482,7 +488,6 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
     ++NumDeadAtSite;
   }
   for (DeadRange &D : FoundRanges) {
-    Type *I64 = Type::getInt64Ty(C);
     Value *Off = Exp.expandCodeFor(D.Off, I64, D.Site);
     Value *Bytes = Exp.expandCodeFor(D.Width, I64, D.Site);
     SmallVector<std::pair<Value *, Value *>, 1> Equal;

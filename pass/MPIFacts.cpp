@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -54,6 +55,8 @@ static bool forwardResult(CallInst &Call, AllocaInst &V, DominatorTree &DT) {
 
 PreservedAnalyses ccc::MPIFactsPass::run(Module &M, ModuleAnalysisManager &) {
   bool Changed = false;
+  // One tree per function (forwarding adds and removes loads, no blocks).
+  DenseMap<Function *, std::unique_ptr<DominatorTree>> Trees;
   for (StringRef Name : {"MPI_Comm_size", "MPI_Comm_rank"}) {
     Function *F = M.getFunction(Name);
     if (!F || !F->isDeclaration() || F->arg_size() != 2 ||
@@ -71,8 +74,10 @@ PreservedAnalyses ccc::MPIFactsPass::run(Module &M, ModuleAnalysisManager &) {
       auto *V = dyn_cast<AllocaInst>(CI->getArgOperand(1));
       if (!V || !V->getAllocatedType()->isIntegerTy(32))
         continue;
-      DominatorTree DT(*CI->getFunction());
-      Changed |= forwardResult(*CI, *V, DT);
+      std::unique_ptr<DominatorTree> &DT = Trees[CI->getFunction()];
+      if (!DT)
+        DT = std::make_unique<DominatorTree>(*CI->getFunction());
+      Changed |= forwardResult(*CI, *V, *DT);
     }
   }
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
