@@ -1,5 +1,4 @@
-//===- Exclusions.h - Memory the program promised need not be saved -*- C++
-//-*-//
+//===- Exclusions.h - Memory left out of images -----------------*- C++ -*-===//
 //
 // ccc_exclude(P, N) records a range of heap or global memory that the
 // program recomputes before reading it again; checkpoints leave it out. The
