@@ -405,6 +405,11 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
              "(%u objects)",
              (unsigned long long)Version, (unsigned long long)deadAtSiteBytes(),
              NumDeadAtSite);
+  if (uint64_t X = excludedBytes())
+    CCC_INFO("checkpoint %llu: %llu bytes excluded by ccc_exclude left out "
+             "(%llu ranges)",
+             (unsigned long long)Version, (unsigned long long)X,
+             (unsigned long long)Excluded->N);
   MapBuffer Map;
   describeMemory(Map);
   if (!Map.write(W, Cfg.CompressLevel > 0))

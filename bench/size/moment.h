@@ -14,18 +14,21 @@
 #ifndef BENCH_SIZE_MOMENT_H
 #define BENCH_SIZE_MOMENT_H
 
-#ifdef BENCH_PLAIN
-// The baseline build (no ccc): the system-level images are taken of it.
-static inline int ccc_checkpoint(void) { return 0; }
-static inline int ccc_checkpoint_force(void) { return 0; }
-#else
-#include "ccc.h"
-#endif
-
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#ifdef BENCH_PLAIN
+// The baseline build (no ccc): the system-level images are taken of it.
+static inline int ccc_checkpoint(void) { return 0; }
+static inline int ccc_checkpoint_force(void) { return 0; }
+static inline int ccc_exclude(const void *P, size_t N) { return 0; }
+static inline int ccc_include(const void *P) { return 0; }
+#else
+#include "ccc.h"
+#endif
 
 // Hashed noise in [-0.5, 0.5): as incompressible as measured data, and the
 // same bits in every build.
@@ -35,6 +38,34 @@ static inline double bench_noise(uint64_t G) {
   H *= 0x94d049bb133111ebull;
   H ^= H >> 29;
   return (double)(H >> 11) / 9007199254740992.0 - 0.5;
+}
+
+// The kernel's own promise (ccc_exclude) that the Bytes at P are recomputed
+// before they are read after a site: for scratch that the pass cannot prove
+// dead (forces written through linked cells, flang allocatables). Made only
+// with BENCH_EXCLUDE=1 in the environment, so that run.py measures such a
+// kernel both ways: the analysis alone, and with the user's promise.
+static inline int bench_excluding(void) {
+  static int On = -1;
+  if (On < 0) {
+    const char *E = getenv("BENCH_EXCLUDE");
+    On = E && atoi(E) == 1;
+  }
+  return On;
+}
+
+static inline void bench_exclude(const void *P, size_t Bytes) {
+  if (bench_excluding() && ccc_exclude(P, Bytes) != 0) {
+    fprintf(stderr, "bench: ccc_exclude(%p, %zu) failed\n", P, Bytes);
+    exit(2);
+  }
+}
+
+static inline void bench_include(const void *P) {
+  if (bench_excluding() && ccc_include(P) != 0) {
+    fprintf(stderr, "bench: ccc_include(%p) failed\n", P);
+    exit(2);
+  }
 }
 
 static void bench_site(long Step, int Rank, double OracleBytes) {

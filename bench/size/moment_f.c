@@ -14,4 +14,12 @@ void bench_site_f(long Step, int Rank, double OracleBytes) {
   bench_site(Step, Rank, OracleBytes);
 }
 
+// bench_exclude / bench_include of moment.h (P: the first element of a
+// Fortran array, passed by reference).
+void bench_exclude_f(const void *P, int64_t Bytes) {
+  bench_exclude(P, (size_t)Bytes);
+}
+
+void bench_include_f(const void *P) { bench_include(P); }
+
 double bench_noise_f(int64_t G) { return bench_noise((uint64_t)G); }

@@ -18,7 +18,11 @@ of rank 0 at the measurement moment (moment.h: step 3):
                /proc/PID/smaps and /proc/PID/pagemap, read through
                /proc/PID/mem): raw, and after `zstd -1 -T0`
 
-and prints a table, the geometric means of the ratios the targets name, and
+Kernels in EXCLUDING (scratch no analysis proves dead) run the ccc build
+twice: as is (the pass's analysis alone) and with BENCH_EXCLUDE=1, where
+they promise that scratch with ccc_exclude (the row KERNEL+exclude). It
+prints a table, the geometric means of the ratios the targets name (for
+the rows as users run them, and for the analysis alone), and
 writes size.svg, size.json and size.txt into the output directory.
 
 usage: bench/size/run.py [full|smoke] [--out DIR] [--prefix PREFIX]
@@ -45,6 +49,10 @@ HERE = os.path.join(TOP, "bench", "size")
 # Kernel: whether it holds read-only data (the incremental target's set).
 KERNELS = {"cg": True, "stencil": True, "zero_freed": False, "fft": True,
            "particles": False, "diffusion": True}
+# Kernels that promise, with ccc_exclude, scratch the pass cannot prove dead
+# (moment.h's bench_exclude, under BENCH_EXCLUDE=1): measured both ways, the
+# second as the row KERNEL+exclude.
+EXCLUDING = {"particles", "diffusion"}
 AT, INCR = 3, 3
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -170,12 +178,15 @@ def ckpt_raw(ckpt, img):
 CCC_ENV = {}  # --env: CCC_* settings of the ccc runs
 
 
-def launch(name, exe, mb, d, moment):
+def launch(name, exe, mb, d, moment, exclude=False):
     """Starts the kernel under mpirun -np 2 in d; with moment, the ranks
-    stop at step AT until run.py touches go.RANK."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CCC_")}
+    stop at step AT until run.py touches go.RANK; with exclude, the kernel
+    makes its ccc_exclude promises."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CCC_") and k != "BENCH_EXCLUDE"}
     env.update(CCC_DIR=os.path.join(d, "ckpt"), CCC_NAME=name,
                BENCH_AT=str(AT), BENCH_INCR=str(INCR),
+               BENCH_EXCLUDE="1" if exclude else "0",
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_orte_tmpdir_base=d,
                # Open MPI's shared memory in a directory of our own (the
@@ -237,11 +248,11 @@ def system_images(name, exe, mb, d):
     return res
 
 
-def ccc_images(name, exe, mb, d, ckpt):
+def ccc_images(name, exe, mb, d, ckpt, exclude=False):
     """Rank 0's images of the ccc build: the first (full, at step AT) and
     the mean of the next INCR (one per step)."""
     os.makedirs(d)
-    out = finish(name, launch(name, exe, mb, d, False))
+    out = finish(name, launch(name, exe, mb, d, False, exclude))
     img = lambda v: os.path.join(d, "ckpt", "%s.v%06d.r0.ccc" % (name, v))
     return {"ccc_first": os.path.getsize(img(1)),
             "ccc_raw": ckpt_raw(ckpt, img(1)),
@@ -270,20 +281,32 @@ def table(results):
                      "  %9.3f  %10.3f  %12.3f" % (
                          r["ccc_first"] / sysz, r["ccc_incr"] / r["ccc_first"],
                          r["ccc_first"] / r["oracle"]))
-    g1 = geomean([r["ccc_first"] / min(r["core_zstd"], r["dirty_zstd"])
-                  for r in results])
-    g2 = geomean([r["ccc_incr"] / r["ccc_first"] for r in results
-                  if KERNELS.get(r["kernel"])])
-    g3 = max(r["ccc_first"] / r["oracle"] for r in results)
-    lines.append("")
-    lines.append("first image / smaller zstd system-level image, geomean: "
-                 "%.3f (target <= 0.5)" % g1)
-    lines.append("steady-state incremental / first image, geomean: %.3f "
-                 "(target <= 0.2; kernels with read-only data: %s)" %
-                 (g2, ", ".join(r["kernel"] for r in results
-                                if KERNELS.get(r["kernel"])) or "none run"))
-    lines.append("first image / live-bytes oracle, worst: %.3f (target <= "
-                 "1.05 + a few KB)" % g3)
+    # One row per kernel: as a user runs it (with its ccc_exclude promises,
+    # where it makes some), or the pass's analysis alone.
+    with_promises = [r for r in results
+                     if r.get("exclude") or r["kernel"] not in EXCLUDING]
+    alone = [r for r in results if not r.get("exclude")]
+    for rows, what in ((with_promises, "as run by users (KERNEL+exclude "
+                        "where the kernel promises scratch with ccc_exclude)"),
+                       (alone, "the pass's analysis alone (no ccc_exclude)")):
+        if not rows or (rows is alone and
+                         not any(r.get("exclude") for r in results)):
+            continue
+        ro = [r for r in rows if KERNELS.get(r["base"])]
+        lines.append("")
+        lines.append("Rows %s:" % what)
+        lines.append("  first image / smaller zstd system-level image, "
+                     "geomean: %.3f (target <= 0.5)" % geomean(
+                         [r["ccc_first"] / min(r["core_zstd"],
+                                               r["dirty_zstd"])
+                          for r in rows]))
+        lines.append("  steady-state incremental / first image, geomean: "
+                     "%.3f (target <= 0.2; kernels with read-only data: %s)"
+                     % (geomean([r["ccc_incr"] / r["ccc_first"] for r in ro]),
+                        ", ".join(r["kernel"] for r in ro) or "none run"))
+        lines.append("  first image / live-bytes oracle, worst: %.3f "
+                     "(target <= 1.05 + a few KB)" %
+                     max(r["ccc_first"] / r["oracle"] for r in rows))
     return "\n".join(lines)
 
 
@@ -293,7 +316,8 @@ def svg(results, path):
               ("ccc_incr", "ccc incremental", "#8fd19e"),
               ("core_zstd", "gcore + zstd -1", "#c44e52"),
               ("dirty_zstd", "dirty pages + zstd -1", "#dd8452")]
-    W, H, L, B = 760, 360, 60, 50
+    H, L, B = 360, 60, 50
+    W = max(760, L + 20 + 120 * len(results))
     top = max(max(r[k] for k, _, _ in series) for r in results) / 1048576
     top = max(1, 10 ** math.ceil(math.log10(top)))
     lo = 0.1
@@ -360,15 +384,19 @@ def main():
                 print("%-12s skipped: %s" % (k, why), flush=True)
                 continue
             plain, cccb = build(k, a.prefix, work)
-            r = {"kernel": k}
-            r.update(system_images(k, plain, mb, os.path.join(work, k + "-sys")))
-            r.update(ccc_images(k, cccb, mb, os.path.join(work, k + "-ccc"),
-                                ckpt))
-            if r["output"] != r["plain_output"]:
-                raise RuntimeError("%s: ccc build printed %r, plain %r" %
-                                   (k, r["output"], r["plain_output"]))
-            print("%-12s %s" % (k, r["output"]), flush=True)
-            results.append(r)
+            sysimg = system_images(k, plain, mb, os.path.join(work, k + "-sys"))
+            for exclude in (False, True) if k in EXCLUDING else (False,):
+                name = k + "+exclude" if exclude else k
+                r = {"kernel": name, "base": k, "exclude": exclude}
+                r.update(sysimg)
+                r.update(ccc_images(k, cccb, mb,
+                                    os.path.join(work, name + "-ccc"), ckpt,
+                                    exclude))
+                if r["output"] != r["plain_output"]:
+                    raise RuntimeError("%s: ccc build printed %r, plain %r" %
+                                       (name, r["output"], r["plain_output"]))
+                print("%-18s %s" % (name, r["output"]), flush=True)
+                results.append(r)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     os.makedirs(a.out, exist_ok=True)
