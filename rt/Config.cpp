@@ -101,7 +101,7 @@ void configInit() {
     else if (strcmp(V, "nonblocking"))
       fatal("CCC_PROTOCOL=%s: expected blocking or nonblocking", V);
   }
-  Cfg.CompressLevel = envInt("CCC_COMPRESS", 1, 0, 19);
+  Cfg.CompressLevel = envInt("CCC_COMPRESS", 3, 0, 19);
   Cfg.Shuffle = -1;
   if (const char *V = env("CCC_SHUFFLE")) {
     if (!strcmp(V, "auto") || !strcmp(V, "always") || !strcmp(V, "never"))

@@ -14,6 +14,7 @@
 #include "Config.h"
 #include "ElfSymbols.h"
 #include "Exclusions.h"
+#include "Hash.h"
 #include "HeapRegion.h"
 #include "Image.h"
 #include "Incremental.h"
@@ -199,35 +200,69 @@ void openStore() {
 
 //===-- Checkpoint --------------------------------------------------------===//
 
-// Up to 16 blocks of kShuffleBlock bytes at evenly spaced offsets of a
-// memory section's ranges (ranges shorter than a block are not sampled),
-// to measure which codec suits it. Fed every range twice: to count, then
-// to pick.
+// Up to 16 blocks of kShuffleBlock bytes at evenly spaced offsets of the
+// parts of a memory section that an image would hold (ccc_exclude and dead
+// ranges left out; parts shorter than a block are not sampled), to measure
+// which codec suits it. Fed every range twice: to count, then to pick.
+// For an incremental image (Prev: the previous image's chunk table) the
+// samples are taken among four times as many candidates, keeping those
+// whose chunk changed since Prev: the chunks the image will store (a
+// field rewritten every step next to read-only data of another kind).
 struct Sampler {
   static constexpr int Max = 16;
-  uint64_t Total = 0, Seen = 0;
+  const ChunkTable *Prev = nullptr;
+  uint32_t Section = 0;
+  uint64_t Total = 0, Seen = 0, Candidates = 0;
   bool Picking = false;
   const void *P[Max];
   size_t N = 0;
+
   void offer(uintptr_t A, uint64_t L) {
+    forEachIncludedPart(
+        A, L,
+        [](uint64_t A, uint64_t L, void *C) {
+          static_cast<Sampler *>(C)->offerPart(A, L);
+          return true;
+        },
+        this);
+  }
+  void offerPart(uintptr_t A, uint64_t L) {
     if (L < kShuffleBlock)
       return;
     if (!Picking) {
       Total += L;
       return;
     }
-    uint64_t Step = Total / Max;
-    while (N < Max && N * Step < Seen + L) {
-      uint64_t Off = N * Step > Seen ? N * Step - Seen : 0;
+    uint64_t Want = Prev ? 4 * Max : Max, Step = Total / Want;
+    while (N < Max && Candidates < Want && Candidates * Step < Seen + L) {
+      uint64_t At = Candidates++ * Step;
+      uint64_t Off = At > Seen ? At - Seen : 0;
       if (Off > L - kShuffleBlock)
         Off = L - kShuffleBlock;
-      P[N++] = reinterpret_cast<const void *>(A + Off);
+      if (!Prev || changed(A, L, A + Off))
+        P[N++] = reinterpret_cast<const void *>(A + Off);
     }
     Seen += L;
   }
-  bool shuffleHelps() const {
+  // Whether the piece of [A, A+L) holding X, cut as ChunkedWriter cuts
+  // it, differs from the one Prev describes.
+  bool changed(uintptr_t A, uint64_t L, uintptr_t X) const {
+    uint64_t CS = Cfg.ChunkSize;
+    uint64_t Lo = X / CS * CS, Hi = Lo + CS;
+    Lo = Lo < A ? A : Lo;
+    Hi = Hi > A + L ? A + L : Hi;
+    const ChunkEntry *E = Prev->find(Section, Lo);
+    return !E || E->Len != Hi - Lo ||
+           E->Hash != hashBytes(reinterpret_cast<const void *>(Lo), Hi - Lo);
+  }
+  // -1 when nothing was sampled (the previous choice stays).
+  int shuffleHelps() const {
     if (Cfg.Shuffle >= 0)
       return Cfg.Shuffle;
+    if (!N)
+      return -1;
+    CCC_DEBUG("codec of section %u measured on %zu blocks (%s)", Section, N,
+              Prev ? "chunks changed since the previous image" : "all");
     return ccc::shuffleHelps(P, N, kShuffleBlock, Cfg.CompressLevel);
   }
 };
@@ -237,19 +272,25 @@ void sampleGlobals(Sampler &S) {
   const GlobalRange *G = registeredGlobals(&NG);
   for (size_t I = 0; I < NG; ++I)
     if (!G[I].TlsGetter && !G[I].unsaved())
-      S.offer(G[I].Addr, G[I].Size);
+      S.offer(G[I].address(), G[I].Size);
 }
 
-bool globalsShuffle() {
+// Whether to shuffle the globals, or -1 for no samples.
+int globalsShuffle(const ChunkTable *Prev) {
   Sampler S;
+  S.Prev = Prev;
+  S.Section = SecGlobals;
   sampleGlobals(S);
   S.Picking = true;
   sampleGlobals(S);
   return S.shuffleHelps();
 }
 
-bool heapShuffle() {
+// Whether to shuffle the heap, or -1 for no samples.
+int heapShuffle(const ChunkTable *Prev) {
   Sampler S;
+  S.Prev = Prev;
+  S.Section = SecHeap;
   auto Offer = [](uintptr_t A, size_t L, void *C) {
     static_cast<Sampler *>(C)->offer(A, L);
   };
@@ -429,9 +470,15 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
                    RT.Next);
   if (Parallel)
     CW.BetweenChunks = Parallel->duringWrite;
-  if (Full && Z) {
-    RT.ShuffleGlobals = globalsShuffle();
-    RT.ShuffleHeap = heapShuffle();
+  if (Z) {
+    // At every image: what an incremental one stores may suit another
+    // codec than the whole memory did (only the chunks that changed).
+    const ChunkTable *Prev = Full ? nullptr : &RT.Prev;
+    int G = globalsShuffle(Prev), H = heapShuffle(Prev);
+    if (G >= 0)
+      RT.ShuffleGlobals = G;
+    if (H >= 0)
+      RT.ShuffleHeap = H;
   }
   size_t NG;
   const GlobalRange *G = registeredGlobals(&NG);

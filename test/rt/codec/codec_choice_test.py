@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """The heap section's codec is chosen by measurement and recorded.
 
-usage: codec_choice_test.py DOUBLES_PROGRAM RANDOM_PROGRAM CKPT
+usage: codec_choice_test.py DOUBLES_PROGRAM RANDOM_PROGRAM CKPT MIXED_PROGRAM
 
 DOUBLES_PROGRAM (large_state: 160 MiB of sin() doubles) must get
 zstd+shuffle8, and its image must be at least 1.3x smaller than with
 CCC_SHUFFLE=never; RANDOM_PROGRAM (mostly_unchanged_state: xorshift words,
 which shuffling does not help) must keep plain zstd. Both images verify.
+MIXED_PROGRAM (changing_doubles_beside_random: 32 MiB of random words
+written once, 2 MiB of doubles rewritten every step) must get plain zstd in
+its full image and zstd+shuffle8 in its incremental ones, which store only
+the doubles; they verify too.
 """
 import glob
 import os
@@ -16,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-doubles, random_words, ckpt = sys.argv[1:4]
+doubles, random_words, ckpt, mixed = sys.argv[1:5]
 failures = []
 
 
@@ -42,6 +46,12 @@ def heap_codec(img):
     return m.group(1) if m else None
 
 
+def incremental(img):
+    out = subprocess.run([ckpt, "info", img], capture_output=True,
+                         text=True).stdout
+    return re.search(r"^image kind:\s+incremental", out, re.M) is not None
+
+
 top = tempfile.mkdtemp(prefix="ccc-codec-")
 try:
     auto = first_image(doubles, ["40"], os.path.join(top, "auto"))
@@ -60,6 +70,25 @@ try:
     if rnd:
         check(heap_codec(rnd) == "zstd",
               "random words: heap stays plain zstd (%s)" % heap_codec(rnd))
+    d = os.path.join(top, "mixed")
+    r = subprocess.run([mixed, "3000"], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, CCC_DIR=d,
+                                             CCC_INTERVAL="0.05",
+                                             CCC_KEEP="100"))
+    images = sorted(glob.glob(os.path.join(d, "*.ccc")))
+    check(r.returncode == 0 and len(images) >= 2,
+          "mixed heap: ran and left %d images" % len(images))
+    full = [i for i in images if not incremental(i)]
+    incr = [i for i in images if incremental(i)]
+    check(bool(full) and heap_codec(full[0]) == "zstd",
+          "mixed heap: full image plain zstd (%s)" %
+          (heap_codec(full[0]) if full else "no full image"))
+    check(bool(incr) and all(heap_codec(i) == "zstd+shuffle8" for i in incr),
+          "mixed heap: incremental images zstd+shuffle8 (%s)" %
+          ", ".join(sorted(set(heap_codec(i) for i in incr))))
+    for i in incr[:2]:
+        v = subprocess.run([ckpt, "verify", i], capture_output=True)
+        check(v.returncode == 0, "%s verifies" % os.path.basename(i))
 finally:
     shutil.rmtree(top, ignore_errors=True)
 print("%d failure(s)" % len(failures))
