@@ -85,6 +85,13 @@ int main(int argc, char **argv) {
   double Oracle = (N + 1) * 4.0 + 12.0 * K + N * 8.0 /*diag*/ +
                   3.0 * N * 8 /*x r p*/;
   for (long S = 0; S < Steps; ++S) {
+    bench_live(RowPtr, (N + 1) * sizeof(int32_t));
+    bench_live(Col, K * sizeof(int32_t));
+    bench_live(Val, K * sizeof(double));
+    bench_live(Diag, N * sizeof(double));
+    bench_live(X, N * sizeof(double));
+    bench_live(R, N * sizeof(double));
+    bench_live(Pi, N * sizeof(double));
     bench_site(S, Rank, Oracle);
     int Up = Rank + 1 < Size ? Rank + 1 : MPI_PROC_NULL;
     int Down = Rank > 0 ? Rank - 1 : MPI_PROC_NULL;

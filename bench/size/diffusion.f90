@@ -38,6 +38,11 @@ module diffusion_state
       import :: c_double
       real(c_double), intent(in) :: a(*)
     end subroutine
+    subroutine bench_live(a, nbytes) bind(c, name="bench_live_f")
+      import :: c_double, c_int64_t
+      real(c_double), intent(in) :: a(*)
+      integer(c_int64_t), value :: nbytes
+    end subroutine
     function bench_noise(g) bind(c, name="bench_noise_f")
       import :: c_double, c_int64_t
       integer(c_int64_t), value :: g
@@ -170,6 +175,9 @@ program diffusion
   total = 0
   do step = 0, steps - 1
     call bench_exclude(unew(1, 1, 1), int(8 * nx * ny, c_int64_t) * nz)
+    call bench_live(u(1, 1, 0), int(8 * size(u, kind=8), c_int64_t))
+    call bench_live(k(1, 1, 0), int(8 * size(k, kind=8), c_int64_t))
+    call bench_live(f(1, 1, 1), int(8 * size(f, kind=8), c_int64_t))
     call bench_site(int(step, c_long), rank, oracle)
     call bench_include(unew(1, 1, 1))
     call exchange()

@@ -159,6 +159,11 @@ int main(int argc, char **argv) {
                   (double)(G.NX + G.NY) / 2 * sizeof(Complex) /*twiddles*/;
   double Energy = 0;
   for (long S = 0; S < Steps; ++S) {
+    bench_live(A, N * sizeof(Complex));
+    bench_live(B, N * sizeof(Complex));
+    bench_live(Filter, N * sizeof(Complex));
+    bench_live(TwX, G.NX / 2 * sizeof(Complex));
+    bench_live(TwY, G.NY / 2 * sizeof(Complex));
     bench_site(S, Rank, Oracle);
     for (int C = 0; C < 2; ++C) {
       Complex *U = C ? B : A;

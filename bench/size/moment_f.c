@@ -22,4 +22,7 @@ void bench_exclude_f(const void *P, int64_t Bytes) {
 
 void bench_include_f(const void *P) { bench_include(P); }
 
+// bench_live of moment.h.
+void bench_live_f(const void *P, int64_t Bytes) { bench_live(P, (size_t)Bytes); }
+
 double bench_noise_f(int64_t G) { return bench_noise((uint64_t)G); }

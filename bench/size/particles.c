@@ -79,6 +79,7 @@ int main(int argc, char **argv) {
   double Oracle = (double)N * sizeof(Particle);
   double Global[3] = {0, 0, 0}; // kinetic energy, potential, pairs
   for (long S = 0; S < Steps; ++S) {
+    bench_live(Part, N * sizeof(Particle));
     bench_site(S, Rank, Oracle);
     for (long C = 0; C < NCells; ++C)
       Head[C] = -1;

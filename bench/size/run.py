@@ -12,6 +12,8 @@ of rank 0 at the measurement moment (moment.h: step 3):
   ccc incr     the mean size of the next 3 images (one per step; incremental)
   ccc raw      memory bytes that first image holds before compression
   oracle       the kernel's live bytes: what its author would save by hand
+               (raw; oracle_zstd: those bytes, written out by the plain
+               build at the moment, through `zstd -1 -T0`)
   core         `gcore` of the process: raw, and after `zstd -1 -T0`
   dirty        what CRIU/DMTCP save: the present pages of the process's
                private writable and shared-memory mappings (from
@@ -215,7 +217,7 @@ def finish(name, job):
     return out.strip()
 
 
-def system_images(name, exe, mb, d):
+def system_images(name, exe, mb, d, codecs):
     """gcore and the dirty pages of rank 0 of the plain build at step AT."""
     os.makedirs(d)
     job = launch(name, exe, mb, d, True)
@@ -223,7 +225,10 @@ def system_images(name, exe, mb, d):
         ready = [os.path.join(d, "ready.%d" % r) for r in (0, 1)]
         t0 = time.time()
         while not all(os.path.exists(p) for p in ready):
-            if job.poll() is not None or time.time() - t0 > 900:
+            if job.poll() is not None:
+                raise RuntimeError("%s exited before the moment: %s" %
+                                   (name, job.stderr.read()[-2000:]))
+            if time.time() - t0 > 900:
                 raise RuntimeError("%s did not reach the moment" % name)
             time.sleep(0.05)
         pid, oracle = open(ready[0]).read().split()
@@ -234,17 +239,30 @@ def system_images(name, exe, mb, d):
         core += ".%d" % pid
         dump = os.path.join(d, "dirty")
         dirty = dirty_dump(pid, dump)
+        live = os.path.join(d, "live.0")
         res = {"oracle": float(oracle), "core_raw": os.path.getsize(core),
                "core_zstd": zstd_size(core), "dirty_raw": dirty,
-               "dirty_zstd": zstd_size(dump)}
-        os.unlink(core)
-        os.unlink(dump)
+               "dirty_zstd": zstd_size(dump), "oracle_zstd": zstd_size(live)}
+        if os.path.getsize(live) != res["oracle"]:
+            raise RuntimeError("%s: live.0 holds %d bytes, the oracle %d" %
+                               (name, os.path.getsize(live), res["oracle"]))
+        for f in (core, dump):
+            os.unlink(f)
         for r in (0, 1):
             open(os.path.join(d, "go.%d" % r), "w").close()
     except BaseException:
-        os.killpg(job.pid, signal.SIGKILL)
+        try:
+            os.killpg(job.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         raise
     res["plain_output"] = finish(name, job)
+    # The live bytes and the same arrays one step on, through codecs.c.
+    r = subprocess.run([codecs, live, live + ".next"], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise RuntimeError("codecs %s: %s" % (live, r.stderr))
+    res["codecs"] = json.loads(r.stdout)
     return res
 
 
@@ -270,17 +288,18 @@ def mib(b):
 
 
 def table(results):
-    cols = ["oracle", "ccc_raw", "ccc_first", "ccc_incr", "core_raw",
-            "core_zstd", "dirty_raw", "dirty_zstd"]
-    lines = ["rank 0, MiB        " + "".join("%11s" % c for c in cols) +
-             "  first/sys  incr/first  first/oracle"]
+    cols = ["oracle", "oracle_zstd", "ccc_raw", "ccc_first", "ccc_incr",
+            "core_raw", "core_zstd", "dirty_raw", "dirty_zstd"]
+    lines = ["rank 0, MiB        " + "".join("%12s" % c for c in cols) +
+             "  first/sys  incr/first  first/oracle  first/oracle_zstd"]
     for r in results:
         sysz = min(r["core_zstd"], r["dirty_zstd"])
         lines.append("%-18s" % r["kernel"] +
-                     "".join("%11.1f" % mib(r[c]) for c in cols) +
-                     "  %9.3f  %10.3f  %12.3f" % (
+                     "".join("%12.1f" % mib(r[c]) for c in cols) +
+                     "  %9.3f  %10.3f  %12.3f  %17.3f" % (
                          r["ccc_first"] / sysz, r["ccc_incr"] / r["ccc_first"],
-                         r["ccc_first"] / r["oracle"]))
+                         r["ccc_first"] / r["oracle"],
+                         r["ccc_first"] / r["oracle_zstd"]))
     # One row per kernel: as a user runs it (with its ccc_exclude promises,
     # where it makes some), or the pass's analysis alone.
     with_promises = [r for r in results
@@ -307,17 +326,73 @@ def table(results):
         lines.append("  first image / live-bytes oracle, worst: %.3f "
                      "(target <= 1.05 + a few KB)" %
                      max(r["ccc_first"] / r["oracle"] for r in rows))
+    lines.append("")
+    lines.append("The live bytes alone through zstd -1 (oracle_zstd) / smaller "
+                 "zstd system-level image, geomean: %.3f (what first/sys "
+                 "would be if an image held exactly the live bytes, "
+                 "compressed as the system-level images are)" % geomean(
+                     [r["oracle_zstd"] / min(r["core_zstd"], r["dirty_zstd"])
+                      for r in results if not r.get("exclude")]))
+    return "\n".join(lines)
+
+
+def codec_table(results):
+    """The live bytes through each lossless coding of codecs.c, and the
+    changed blocks one step on (what incremental images hold), per kernel;
+    ratios against the smaller zstd system-level image and the first
+    image."""
+    names = ["zstd1", "zstd3", "zstd9", "shuffle8_zstd3", "xor8_shuffle8",
+             "diff8_shuffle8", "diff4_zstd3", "fpzip", "best"]
+    lines = ["live bytes, MiB    " + "".join("%15s" % n for n in names) +
+             "  best/sys",
+             ]
+    rows = [r for r in results if not r.get("exclude")]
+    for r in rows:
+        c = r["codecs"]
+        sysz = min(r["core_zstd"], r["dirty_zstd"])
+        lines.append("%-18s" % r["kernel"] +
+                     "".join("%15.1f" % mib(c[n]) for n in names) +
+                     "  %8.3f" % (c["best"] / sysz))
+    lines.append("")
+    lines.append("smallest coding of the live bytes / smaller zstd "
+                 "system-level image, geomean: %.3f (first/sys of an image "
+                 "holding exactly the live bytes, coded by the best of these "
+                 "candidates)" % geomean(
+                     [r["codecs"]["best"] /
+                      min(r["core_zstd"], r["dirty_zstd"]) for r in rows]))
+    lines.append("")
+    lines.append("one step on, MiB   %15s%15s%15s%15s  xor/zstd3" %
+                 ("changed_raw", "changed_zstd3", "changed_xor", "zstd3_all"))
+    for r in rows:
+        c = r["codecs"]
+        lines.append("%-18s%15.1f%15.1f%15.1f%15.1f  %9.3f" % (
+            r["kernel"], mib(c["changed_raw"]), mib(c["changed_zstd3"]),
+            mib(c["changed_xor_prev"]), mib(c["zstd3"]),
+            c["changed_xor_prev"] / max(1, c["changed_zstd3"])))
+    ro = [r for r in rows if KERNELS.get(r["base"])]
+    if ro:
+        lines.append("")
+        lines.append("changed blocks (best of zstd -3, shuffled) / all live "
+                     "bytes (zstd -3), geomean over the kernels with "
+                     "read-only data: %.3f; with the XOR against the previous "
+                     "step: %.3f (incr/first of images holding exactly the live "
+                     "bytes)" % (
+                         geomean([max(1, r["codecs"]["changed_zstd3"]) /
+                                  r["codecs"]["zstd3"] for r in ro]),
+                         geomean([max(1, r["codecs"]["changed_xor_prev"]) /
+                                  r["codecs"]["zstd3"] for r in ro])))
     return "\n".join(lines)
 
 
 def svg(results, path):
     series = [("oracle", "live bytes (oracle)", "#4c72b0"),
+              ("oracle_zstd", "live bytes + zstd -1", "#8172b2"),
               ("ccc_first", "ccc first image", "#55a868"),
               ("ccc_incr", "ccc incremental", "#8fd19e"),
               ("core_zstd", "gcore + zstd -1", "#c44e52"),
               ("dirty_zstd", "dirty pages + zstd -1", "#dd8452")]
     H, L, B = 360, 60, 50
-    W = max(760, L + 20 + 120 * len(results))
+    W = max(L + 20 + 6 * 150, L + 20 + 120 * len(results))
     top = max(max(r[k] for k, _, _ in series) for r in results) / 1048576
     top = max(1, 10 ** math.ceil(math.log10(top)))
     lo = 0.1
@@ -348,7 +423,7 @@ def svg(results, path):
     for j, (_, label, c) in enumerate(series):
         out.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>'
                    '<text x="%d" y="%d">%s</text>' %
-                   (L + j * 140, H + 10, c, L + j * 140 + 16, H + 21, label))
+                   (L + j * 150, H + 10, c, L + j * 150 + 16, H + 21, label))
     out.append("</svg>")
     open(path, "w").write("\n".join(out) + "\n")
 
@@ -376,6 +451,10 @@ def main():
     work = tempfile.mkdtemp(prefix="ccc-size-")
     results = []
     try:
+        codecs = os.path.join(work, "codecs")
+        subprocess.run(["clang-19", "-O2", "-o", codecs,
+                        os.path.join(HERE, "codecs.c"), "-lzstd", "-lfpzip"],
+                       check=True)
         for k in (a.kernels or ",".join(KERNELS)).split(","):
             why = without_fortran(k, a.prefix)
             if why and a.kernels:
@@ -384,7 +463,8 @@ def main():
                 print("%-12s skipped: %s" % (k, why), flush=True)
                 continue
             plain, cccb = build(k, a.prefix, work)
-            sysimg = system_images(k, plain, mb, os.path.join(work, k + "-sys"))
+            sysimg = system_images(k, plain, mb, os.path.join(work, k + "-sys"),
+                                   codecs)
             for exclude in (False, True) if k in EXCLUDING else (False,):
                 name = k + "+exclude" if exclude else k
                 r = {"kernel": name, "base": k, "exclude": exclude}
@@ -400,7 +480,7 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     os.makedirs(a.out, exist_ok=True)
-    t = table(results)
+    t = table(results) + "\n\n" + codec_table(results)
     print()
     print("bench/size, %s mode (%d MB of state per rank), %s%s" %
           (a.mode, mb, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -33,6 +33,8 @@ int main(int argc, char **argv) {
   double Oracle = (double)NG * 8 + (double)N * 8; // u with ghosts, f
   double Total = 0;
   for (long S = 0; S < Steps; ++S) {
+    bench_live(U, NG * sizeof(double));
+    bench_live(F, N * sizeof(double));
     bench_site(S, Rank, Oracle);
     int Up = Rank + 1 < Size ? Rank + 1 : MPI_PROC_NULL;
     int Down = Rank > 0 ? Rank - 1 : MPI_PROC_NULL;

@@ -42,6 +42,10 @@ int main(int argc, char **argv) {
   double Oracle = (double)N * 8 + Kept + NRec * 8.0;
   double Total = 0;
   for (long S = 0; S < Steps; ++S) {
+    bench_live(Field, N * sizeof(double));
+    bench_live(Rec, NRec * sizeof(char *));
+    for (long I = 0; I < NRec; I += 8)
+      bench_live(Rec[I], 100 + (size_t)(I * 7919 % 65436));
     bench_site(S, Rank, Oracle);
     double Local = 0;
     for (long I = 1; I < N - 1; ++I) {
