@@ -47,6 +47,8 @@ const char *codecName(uint32_t Codec) {
     return "zstd";
   case CodecZstdShuffle8:
     return "zstd+shuffle8";
+  case CodecZstdDiffShuffle8:
+    return "zstd+diff8+shuffle8";
   }
   return "unknown";
 }
@@ -73,27 +75,66 @@ void unshuffle8(const unsigned char *In, unsigned char *Out, size_t N) {
   memcpy(Out + 8 * M, In + 8 * M, N - 8 * M);
 }
 
-bool shuffleHelps(const void *const *Samples, size_t Count, size_t Len,
-                  int Level) {
+void diffShuffle8(const unsigned char *In, unsigned char *Out, size_t N) {
+  size_t M = N / 8;
+  uint64_t Prev = 0;
+  for (size_t I = 0; I < M; ++I) {
+    uint64_t X;
+    memcpy(&X, In + 8 * I, 8);
+    uint64_t D = X - Prev;
+    Prev = X;
+    for (int B = 0; B < 8; ++B)
+      Out[B * M + I] = (unsigned char)(D >> (8 * B));
+  }
+  memcpy(Out + 8 * M, In + 8 * M, N - 8 * M);
+}
+
+void undiffUnshuffle8(const unsigned char *In, unsigned char *Out, size_t N) {
+  size_t M = N / 8;
+  uint64_t Prev = 0;
+  for (size_t I = 0; I < M; ++I) {
+    uint64_t D = 0;
+    for (int B = 0; B < 8; ++B)
+      D |= (uint64_t)In[B * M + I] << (8 * B);
+    Prev += D;
+    memcpy(Out + 8 * I, &Prev, 8);
+  }
+  memcpy(Out + 8 * M, In + 8 * M, N - 8 * M);
+}
+
+Transform chooseTransform(const void *const *Samples, size_t Count, size_t Len,
+                          int Level, bool AllowDiff) {
   if (!Count || !Len)
-    return false;
+    return Transform::None;
   size_t Cap = ZSTD_compressBound(Len);
-  auto *Shuf = static_cast<unsigned char *>(__libc_malloc(Len));
+  auto *Buf = static_cast<unsigned char *>(__libc_malloc(Len));
   auto *Out = static_cast<unsigned char *>(__libc_malloc(Cap));
   ZSTD_CCtx *C = ZSTD_createCCtx();
-  size_t Plain = 0, Shuffled = 0;
-  for (size_t I = 0; Shuf && Out && C && I < Count; ++I) {
+  size_t Plain = 0, Shuffled = 0, Diffed = 0;
+  auto Size = [&](const void *P) {
+    size_t R = ZSTD_compressCCtx(C, Out, Cap, P, Len, Level);
+    return ZSTD_isError(R) ? Len : R;
+  };
+  for (size_t I = 0; Buf && Out && C && I < Count; ++I) {
     auto *P = static_cast<const unsigned char *>(Samples[I]);
-    size_t A = ZSTD_compressCCtx(C, Out, Cap, P, Len, Level);
-    shuffle8(P, Shuf, Len);
-    size_t B = ZSTD_compressCCtx(C, Out, Cap, Shuf, Len, Level);
-    Plain += ZSTD_isError(A) ? Len : A;
-    Shuffled += ZSTD_isError(B) ? Len : B;
+    Plain += Size(P);
+    shuffle8(P, Buf, Len);
+    Shuffled += Size(Buf);
+    if (AllowDiff) {
+      diffShuffle8(P, Buf, Len);
+      Diffed += Size(Buf);
+    }
   }
   ZSTD_freeCCtx(C);
-  __libc_free(Shuf);
+  __libc_free(Buf);
   __libc_free(Out);
-  return Shuffled && Shuffled * 20 < Plain * 19;
+  Transform T = Transform::Shuffle8;
+  size_t Best = Shuffled;
+  if (AllowDiff && Diffed && Diffed < Shuffled) {
+    T = Transform::DiffShuffle8;
+    Best = Diffed;
+  }
+  return Best && Best * 20 < Plain * 19 ? T : Transform::None;
 }
 
 uint64_t headerChecksum(const ImageHeader &H) {
@@ -169,19 +210,20 @@ bool ImageWriter::writeOut(const void *Data, size_t Len) {
   return true;
 }
 
-bool ImageWriter::beginSection(SectionType Type, bool Compress, bool Shuffle) {
+bool ImageWriter::beginSection(SectionType Type, bool Compress, Transform T) {
   if (Hdr.SectionCount >= kMaxSections) {
     snprintf(Err, sizeof(Err), "too many sections");
     return false;
   }
   Cur = &Hdr.Sections[Hdr.SectionCount++];
   Cur->Type = Type;
-  Cur->Codec = (Compress && Level > 0)
-                   ? (Shuffle ? CodecZstdShuffle8 : CodecZstd)
-                   : CodecRaw;
+  Cur->Codec = !(Compress && Level > 0)       ? CodecRaw
+               : T == Transform::Shuffle8     ? CodecZstdShuffle8
+               : T == Transform::DiffShuffle8 ? CodecZstdDiffShuffle8
+                                              : CodecZstd;
   Cur->Offset = FileOff;
   HashState = 0x5ec710 + Type;
-  if (Cur->Codec == CodecZstdShuffle8 && !ShufBuf &&
+  if (Cur->Codec >= CodecZstdShuffle8 && !ShufBuf &&
       !(ShufBuf = static_cast<unsigned char *>(__libc_malloc(kShuffleBlock)))) {
     errno = ENOMEM;
     return fail("shuffle buffer");
@@ -250,12 +292,15 @@ bool ImageWriter::addRange(uint64_t Addr, const void *Data, uint64_t Len,
     HashState = hashChain(HashState, *Hash);
   else
     HashState = hashPieces(HashState, Data, Len);
-  if (Cur->Codec != CodecZstdShuffle8)
+  if (Cur->Codec < CodecZstdShuffle8)
     return put(Data, Len, false);
   const unsigned char *P = static_cast<const unsigned char *>(Data);
   for (uint64_t Off = 0; Off < Len; Off += kShuffleBlock) {
     uint64_t N = Len - Off < kShuffleBlock ? Len - Off : kShuffleBlock;
-    shuffle8(P + Off, ShufBuf, N);
+    if (Cur->Codec == CodecZstdDiffShuffle8)
+      diffShuffle8(P + Off, ShufBuf, N);
+    else
+      shuffle8(P + Off, ShufBuf, N);
     if (!put(ShufBuf, N, false))
       return false;
   }
@@ -358,8 +403,7 @@ bool ImageReader::open(const char *Path) {
   for (uint32_t I = 0; I < Hdr.SectionCount; ++I) {
     const SectionEntry &S = Hdr.Sections[I];
     if (S.Offset < sizeof(ImageHeader) || S.Offset > FileSize ||
-        S.StoredSize > FileSize - S.Offset ||
-        S.Codec > CodecZstdShuffle8)
+        S.StoredSize > FileSize - S.Offset || S.Codec > CodecZstdDiffShuffle8)
       return fail("corrupt section table (section %u)", I);
   }
   return true;
@@ -383,7 +427,7 @@ bool ImageReader::beginStream(const SectionEntry &S) {
     if (!InBuf)
       return fail("out of memory");
   }
-  if (S.Codec == CodecZstdShuffle8 && !ShufBuf &&
+  if (S.Codec >= CodecZstdShuffle8 && !ShufBuf &&
       !(ShufBuf = static_cast<unsigned char *>(__libc_malloc(kShuffleBlock))))
     return fail("out of memory");
   if (S.Codec != CodecRaw) {
@@ -429,17 +473,20 @@ bool ImageReader::stream(const SectionEntry &S, void *Dst, uint64_t Len) {
   return true;
 }
 
-// Range data: unshuffled block by block (from the range's start, or from a
-// multiple of kShuffleBlock into it) under CodecZstdShuffle8.
+// Range data: unshuffled (and summed under CodecZstdDiffShuffle8) block by
+// block, from the range's start or from a multiple of kShuffleBlock into it.
 bool ImageReader::streamData(const SectionEntry &S, void *Dst, uint64_t Len) {
-  if (S.Codec != CodecZstdShuffle8)
+  if (S.Codec < CodecZstdShuffle8)
     return stream(S, Dst, Len);
   unsigned char *D = static_cast<unsigned char *>(Dst);
   for (uint64_t Off = 0; Off < Len; Off += kShuffleBlock) {
     uint64_t N = Len - Off < kShuffleBlock ? Len - Off : kShuffleBlock;
     if (!stream(S, ShufBuf, N))
       return false;
-    unshuffle8(ShufBuf, D + Off, N);
+    if (S.Codec == CodecZstdDiffShuffle8)
+      undiffUnshuffle8(ShufBuf, D + Off, N);
+    else
+      unshuffle8(ShufBuf, D + Off, N);
   }
   return true;
 }
@@ -480,8 +527,8 @@ bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx,
           Done(RH.Addr, RH.Len, Dst, hashBytes(Dst, RH.Len), Ctx);
       }
     } else {
-      if (!Scratch &&
-          !(Scratch = static_cast<unsigned char *>(__libc_malloc(kHashBlock)))) {
+      if (!Scratch && !(Scratch = static_cast<unsigned char *>(
+                            __libc_malloc(kHashBlock)))) {
         Ok = fail("out of memory");
         break;
       }

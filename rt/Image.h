@@ -20,6 +20,9 @@ typedef struct ZSTD_DCtx_s ZSTD_DCtx;
 
 namespace ccc {
 
+// How a memory section's data are transformed before zstd.
+enum class Transform { None, Shuffle8, DiffShuffle8 };
+
 class ImageWriter {
 public:
   ImageWriter() = default;
@@ -27,7 +30,9 @@ public:
   // Level <= 0 stores sections raw. Threads are zstd worker threads.
   bool open(const char *Path, int Level, int Threads);
   ImageHeader &header() { return Hdr; }
-  bool beginSection(SectionType Type, bool Compress, bool Shuffle = false);
+  // Memory sections' data may be transformed (blocks of kShuffleBlock).
+  bool beginSection(SectionType Type, bool Compress,
+                    Transform T = Transform::None);
   // Memory sections: a range header followed by the bytes. Hash, if given,
   // is hashBytes(Data, Len) already computed (Len <= kHashBlock).
   bool addRange(uint64_t Addr, const void *Data, uint64_t Len,
@@ -66,8 +71,8 @@ private:
 typedef void *(*RangeSink)(uint64_t Addr, uint64_t Len, void *Ctx);
 // Called after a range's bytes reached the sink's destination, with
 // hashBytes() of them.
-typedef void (*RangeDone)(uint64_t Addr, uint64_t Len, void *Dst,
-                          uint64_t Hash, void *Ctx);
+typedef void (*RangeDone)(uint64_t Addr, uint64_t Len, void *Dst, uint64_t Hash,
+                          void *Ctx);
 
 class ImageReader {
 public:
@@ -113,10 +118,15 @@ const char *codecName(uint32_t Codec);
 // bytes is copied as is), and its inverse.
 void shuffle8(const unsigned char *In, unsigned char *Out, size_t N);
 void unshuffle8(const unsigned char *In, unsigned char *Out, size_t N);
-// Whether shuffling makes these samples compress at least 5 % smaller at
-// zstd Level (Samples: Count pointers to Len bytes each).
-bool shuffleHelps(const void *const *Samples, size_t Count, size_t Len,
-                  int Level);
+// The same after (before, for the inverse) replacing each element but the
+// first by its difference from the one before it.
+void diffShuffle8(const unsigned char *In, unsigned char *Out, size_t N);
+void undiffUnshuffle8(const unsigned char *In, unsigned char *Out, size_t N);
+// The transform under which these samples compress smallest at zstd Level,
+// if that is at least 5 % smaller than none (Samples: Count pointers to
+// Len bytes each); Shuffle8 only, if AllowDiff is false.
+Transform chooseTransform(const void *const *Samples, size_t Count, size_t Len,
+                          int Level, bool AllowDiff);
 uint64_t headerChecksum(const ImageHeader &H);
 
 } // namespace ccc

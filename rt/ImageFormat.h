@@ -59,7 +59,15 @@ static_assert(sizeof(MapRecord) == 24, "layout");
 // range byte-transposed in blocks of kShuffleBlock bytes (byte k of every
 // 8-byte element together): the sign/exponent bytes of doubles then lie
 // side by side and compress, where byte-wise they barely do.
-enum Codec : uint32_t { CodecRaw = 0, CodecZstd = 1, CodecZstdShuffle8 = 2 };
+// CodecZstdDiffShuffle8: the same, after replacing every 8-byte element of
+// a block but the first by its difference (mod 2^64) from the one before:
+// neighbouring values of a smooth field differ in their low bits only.
+enum Codec : uint32_t {
+  CodecRaw = 0,
+  CodecZstd = 1,
+  CodecZstdShuffle8 = 2,
+  CodecZstdDiffShuffle8 = 3,
+};
 constexpr uint64_t kShuffleBlock = 1 << 16;
 
 struct SectionEntry {

@@ -78,9 +78,9 @@ struct RuntimeGlobals {
   ChunkTable Prev, Next;
   uint32_t ChainLength = 0;
   ChunkStats LastStats;
-  // Codec choice of the globals and heap sections, measured at each full
-  // image and kept for the incremental ones after it.
-  bool ShuffleGlobals = false, ShuffleHeap = false;
+  // Transforms of the globals and heap sections before zstd, measured at
+  // each image (kept when an image samples nothing).
+  Transform GlobalsTransform = Transform::None, HeapTransform = Transform::None;
 };
 RuntimeGlobals RT;
 
@@ -255,15 +255,17 @@ struct Sampler {
     return !E || E->Len != Hi - Lo ||
            E->Hash != hashBytes(reinterpret_cast<const void *>(Lo), Hi - Lo);
   }
-  // -1 when nothing was sampled (the previous choice stays).
-  int shuffleHelps() const {
+  // The transform to use, or -1 when nothing was sampled (the previous
+  // choice stays).
+  int transform() const {
     if (Cfg.Shuffle >= 0)
-      return Cfg.Shuffle;
+      return int(Cfg.Shuffle ? Transform::Shuffle8 : Transform::None);
     if (!N)
       return -1;
     CCC_DEBUG("codec of section %u measured on %zu blocks (%s)", Section, N,
               Prev ? "chunks changed since the previous image" : "all");
-    return ccc::shuffleHelps(P, N, kShuffleBlock, Cfg.CompressLevel);
+    return int(chooseTransform(P, N, kShuffleBlock, Cfg.CompressLevel,
+                               /*AllowDiff=*/true));
   }
 };
 
@@ -275,19 +277,19 @@ void sampleGlobals(Sampler &S) {
       S.offer(G[I].address(), G[I].Size);
 }
 
-// Whether to shuffle the globals, or -1 for no samples.
-int globalsShuffle(const ChunkTable *Prev) {
+// The globals' transform, or -1 for no samples.
+int globalsTransform(const ChunkTable *Prev) {
   Sampler S;
   S.Prev = Prev;
   S.Section = SecGlobals;
   sampleGlobals(S);
   S.Picking = true;
   sampleGlobals(S);
-  return S.shuffleHelps();
+  return S.transform();
 }
 
-// Whether to shuffle the heap, or -1 for no samples.
-int heapShuffle(const ChunkTable *Prev) {
+// The heap's transform, or -1 for no samples.
+int heapTransform(const ChunkTable *Prev) {
   Sampler S;
   S.Prev = Prev;
   S.Section = SecHeap;
@@ -297,7 +299,7 @@ int heapShuffle(const ChunkTable *Prev) {
   heapForEachUsedRange(Offer, &S);
   S.Picking = true;
   heapForEachUsedRange(Offer, &S);
-  return S.shuffleHelps();
+  return S.transform();
 }
 
 // Writes what ccc_exclude left of a range.
@@ -474,15 +476,15 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
     // At every image: what an incremental one stores may suit another
     // codec than the whole memory did (only the chunks that changed).
     const ChunkTable *Prev = Full ? nullptr : &RT.Prev;
-    int G = globalsShuffle(Prev), H = heapShuffle(Prev);
+    int G = globalsTransform(Prev), H = heapTransform(Prev);
     if (G >= 0)
-      RT.ShuffleGlobals = G;
+      RT.GlobalsTransform = Transform(G);
     if (H >= 0)
-      RT.ShuffleHeap = H;
+      RT.HeapTransform = Transform(H);
   }
   size_t NG;
   const GlobalRange *G = registeredGlobals(&NG);
-  if (!W.beginSection(SecGlobals, Z, RT.ShuffleGlobals))
+  if (!W.beginSection(SecGlobals, Z, RT.GlobalsTransform))
     return false;
   for (size_t I = 0; I < NG; ++I) {
     if (G[I].unsaved())
@@ -495,7 +497,7 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
     return false;
 
   HeapWriteCtx HC = {&CW, true};
-  if (!W.beginSection(SecHeap, Z, RT.ShuffleHeap))
+  if (!W.beginSection(SecHeap, Z, RT.HeapTransform))
     return false;
   heapForEachUsedRange(
       [](uintptr_t A, size_t L, void *C) {

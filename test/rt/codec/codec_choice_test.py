@@ -4,13 +4,15 @@
 usage: codec_choice_test.py DOUBLES_PROGRAM RANDOM_PROGRAM CKPT MIXED_PROGRAM
 
 DOUBLES_PROGRAM (large_state: 160 MiB of sin() doubles) must get
-zstd+shuffle8, and its image must be at least 1.3x smaller than with
-CCC_SHUFFLE=never; RANDOM_PROGRAM (mostly_unchanged_state: xorshift words,
+zstd+diff8+shuffle8 (a smooth field: neighbours differ in low bits), an
+image at least 1.3x smaller than with CCC_SHUFFLE=never and smaller than
+with CCC_SHUFFLE=always (zstd+shuffle8 alone), and a restart from it must
+give the uninterrupted result; RANDOM_PROGRAM (mostly_unchanged_state: xorshift words,
 which shuffling does not help) must keep plain zstd. Both images verify.
 MIXED_PROGRAM (changing_doubles_beside_random: 32 MiB of random words
 written once, 2 MiB of doubles rewritten every step) must get plain zstd in
-its full image and zstd+shuffle8 in its incremental ones, which store only
-the doubles; they verify too.
+its full image and a shuffled codec in its incremental ones, which store
+only the doubles; they verify too.
 """
 import glob
 import os
@@ -57,15 +59,36 @@ try:
     auto = first_image(doubles, ["40"], os.path.join(top, "auto"))
     never = first_image(doubles, ["40"], os.path.join(top, "never"),
                         CCC_SHUFFLE="never")
-    if auto and never:
-        check(heap_codec(auto) == "zstd+shuffle8",
-              "doubles: heap stored as zstd+shuffle8 (%s)" % heap_codec(auto))
+    always = first_image(doubles, ["40"], os.path.join(top, "always"),
+                         CCC_SHUFFLE="always")
+    if auto and never and always:
+        check(heap_codec(auto) == "zstd+diff8+shuffle8",
+              "doubles: heap stored as zstd+diff8+shuffle8 (%s)" %
+              heap_codec(auto))
         check(heap_codec(never) == "zstd", "CCC_SHUFFLE=never: plain zstd")
+        check(heap_codec(always) == "zstd+shuffle8",
+              "CCC_SHUFFLE=always: zstd+shuffle8")
         a, n = os.path.getsize(auto), os.path.getsize(never)
-        check(a * 1.3 < n, "shuffled image %d bytes, 1.3x smaller than %d"
-              % (a, n))
+        w = os.path.getsize(always)
+        check(a * 1.3 < n and a < w, "image %d bytes: 1.3x smaller than "
+              "%d (never), smaller than %d (shuffle alone)" % (a, n, w))
         v = subprocess.run([ckpt, "verify", auto], capture_output=True)
-        check(v.returncode == 0, "shuffled image verifies")
+        check(v.returncode == 0, "diff+shuffle image verifies")
+        # Run again: it restarts from its newest image (diff+shuffle coded)
+        # and must print the result of a run without ccc.
+        d = os.path.dirname(auto)
+        again = subprocess.run([doubles, "40"], capture_output=True,
+                               text=True, timeout=300,
+                               env=dict(os.environ, CCC_DIR=d,
+                                        CCC_INTERVAL="0",
+                                        CCC_RESTART="require"))
+        plain = subprocess.run([doubles, "40"], capture_output=True,
+                               text=True, timeout=300,
+                               env=dict(os.environ, CCC_DISABLE="1"))
+        check(again.returncode == 0 and again.stdout == plain.stdout and
+              plain.stdout.strip() != "",
+              "restart from the diff+shuffle image: same result (%s)" %
+              again.stdout.strip())
     rnd = first_image(random_words, ["300"], os.path.join(top, "random"))
     if rnd:
         check(heap_codec(rnd) == "zstd",
@@ -83,8 +106,9 @@ try:
     check(bool(full) and heap_codec(full[0]) == "zstd",
           "mixed heap: full image plain zstd (%s)" %
           (heap_codec(full[0]) if full else "no full image"))
-    check(bool(incr) and all(heap_codec(i) == "zstd+shuffle8" for i in incr),
-          "mixed heap: incremental images zstd+shuffle8 (%s)" %
+    shuffled = ("zstd+shuffle8", "zstd+diff8+shuffle8")
+    check(bool(incr) and all(heap_codec(i) in shuffled for i in incr),
+          "mixed heap: incremental images shuffled (%s)" %
           ", ".join(sorted(set(heap_codec(i) for i in incr))))
     for i in incr[:2]:
         v = subprocess.run([ckpt, "verify", i], capture_output=True)
