@@ -388,10 +388,11 @@ bool ImageReader::open(const char *Path) {
     return false;
   if (memcmp(Hdr.Magic, kImageMagic, 8) != 0)
     return fail("not a ccc image (bad magic)");
-  if (Hdr.FormatVersion != kImageFormatVersion)
+  if (Hdr.FormatVersion < kOldestReadableFormat ||
+      Hdr.FormatVersion > kImageFormatVersion)
     // (Version 1 images have no chunk table; the header layout changed.)
-    return fail("image format version %u, this ccc reads version %u",
-                Hdr.FormatVersion, kImageFormatVersion);
+    return fail("image format version %u, this ccc reads versions %u to %u",
+                Hdr.FormatVersion, kOldestReadableFormat, kImageFormatVersion);
   if (Hdr.HeaderSize != sizeof(ImageHeader) ||
       Hdr.HeaderChecksum != headerChecksum(Hdr))
     return fail("corrupt header (checksum mismatch)");

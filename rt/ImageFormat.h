@@ -13,7 +13,9 @@ namespace ccc {
 
 constexpr char kImageMagic[8] = {'\x89', 'C', 'C', 'C', 'I', 'M', 'G', '\n'};
 // 2: incremental images (ChainBase, SecChunks).
-constexpr uint32_t kImageFormatVersion = 2;
+// 3 added CodecZstdDiffShuffle8; version 2 images are read as well.
+constexpr uint32_t kImageFormatVersion = 3;
+constexpr uint32_t kOldestReadableFormat = 2;
 constexpr uint32_t kMaxSections = 16;
 // Checksums of memory sections chain the hashes of blocks of this many bytes,
 // so a reader can verify a section in bounded memory.
