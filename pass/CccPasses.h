@@ -49,6 +49,22 @@ struct HeapLivenessPass : llvm::PassInfoMixin<HeapLivenessPass> {
                               llvm::FunctionAnalysisManager &FAM);
 };
 
+// ccc-frame-liveness (a function pass, with ccc-heap-liveness): marks the
+// locals a call that may reach a site leaves dead in its caller's frame
+// (FrameLiveness.cpp), as metadata that ccc-frame-table (a module pass, at
+// OptimizerLast) turns into the runtime's table (FrameTable.cpp).
+struct FrameLivenessPass : llvm::PassInfoMixin<FrameLivenessPass> {
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &FAM);
+};
+struct FrameTablePass : llvm::PassInfoMixin<FrameTablePass> {
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
+  static bool isRequired() { return true; }
+};
+// The metadata between them: !{i32 K} on a local, !{i32 K, ...} on a call.
+#define CCC_FRAME_LOCAL_MD "ccc.frame.local"
+#define CCC_DEAD_AFTER_MD "ccc.dead.after"
+
 // Local globals whose value at any checkpoint is never read afterwards
 // (GlobalLiveness.cpp); the globals table marks them CCC_GLOBAL_DEAD_AT_SITES.
 void findGlobalsDeadAtSites(

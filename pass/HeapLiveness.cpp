@@ -40,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
+#include "Locals.h"
 #include "Overwrites.h"
 
 #include "ccc/abi.h"
@@ -65,9 +66,6 @@ using namespace llvm;
 using namespace ccc;
 
 namespace {
-// The smallest local worth leaving out (bytes).
-constexpr uint64_t kMinDeadLocal = 4096;
-
 bool isSlowPath(const Instruction &I) {
   auto *CI = dyn_cast<CallInst>(&I);
   const Function *F = CI ? CI->getCalledFunction() : nullptr;
@@ -98,77 +96,6 @@ std::string allocationPlace(const CallInst &CI) {
   StringRef F = CI.getFunction()->getName();
   OS << (F == CCC_USER_MAIN ? "main" : F);
   return S;
-}
-
-// "VAR in function" of a local (its IR name or, without debug information
-// and names, its bytes), for `ckpt info`.
-std::string localPlace(AllocaInst &V) {
-  std::string S;
-  raw_string_ostream OS(S);
-  StringRef Name = V.getName();
-  for (DbgVariableRecord *R : findDVRDeclares(&V))
-    Name = R->getVariable()->getName();
-  for (DbgDeclareInst *D : findDbgDeclares(&V))
-    Name = D->getVariable()->getName();
-  // Assignment tracking (clang -O -g) marks the alloca with dbg_assign.
-  for (DbgVariableRecord *R : at::getDVRAssignmentMarkers(&V))
-    Name = R->getVariable()->getName();
-  for (DbgAssignIntrinsic *D : at::getAssignmentMarkers(&V))
-    Name = D->getVariable()->getName();
-  if (Name.empty())
-    OS << "a local of " << *V.getAllocationSize(V.getDataLayout()) << " bytes";
-  else
-    OS << Name;
-  StringRef F = V.getFunction()->getName();
-  OS << " in " << (F == CCC_USER_MAIN ? "main" : F);
-  return S;
-}
-
-// Whether the local V holds its own memory at S: it has no lifetime
-// markers (its slot is its own for the whole call), or every path to S
-// passes a lifetime.start and no path from a lifetime.end reaches S
-// without passing a lifetime.start again. Stack coloring gives one slot to
-// locals whose lifetimes do not overlap, so a local outside its lifetime
-// at S may share its slot with a live one.
-bool ownsSlotAt(AllocaInst &V, CallInst &S) {
-  SmallPtrSet<const Instruction *, 4> Starts;
-  SmallVector<const Instruction *, 2> Ends;
-  for (User *U : V.users())
-    if (auto *II = dyn_cast<IntrinsicInst>(U)) {
-      if (II->getIntrinsicID() == Intrinsic::lifetime_start)
-        Starts.insert(II);
-      else if (II->getIntrinsicID() == Intrinsic::lifetime_end)
-        Ends.push_back(II);
-    }
-  if (Starts.empty() && Ends.empty())
-    return true;
-  // Whether walking forward from I (inclusive) reaches S before a start.
-  SmallPtrSet<const BasicBlock *, 32> Seen;
-  SmallVector<const Instruction *, 16> Work;
-  auto Reaches = [&](const Instruction *From) {
-    Seen.clear();
-    Work.assign(1, From);
-    while (!Work.empty()) {
-      const Instruction *I = Work.pop_back_val();
-      for (; I; I = I->getNextNode()) {
-        if (I == &S)
-          return true;
-        if (Starts.count(I))
-          break;
-        if (I->isTerminator()) {
-          for (const BasicBlock *B : successors(I->getParent()))
-            if (Seen.insert(B).second)
-              Work.push_back(&B->front());
-          break;
-        }
-      }
-    }
-    return false;
-  };
-  if (Reaches(&S.getFunction()->getEntryBlock().front()))
-    return false;
-  return llvm::none_of(
-      Ends, [&](const Instruction *E) { return Reaches(E->getNextNode()); });
 }
 
 // Whether a path leads from Free to S without passing the allocation P

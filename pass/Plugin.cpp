@@ -7,8 +7,10 @@
 // ran 6.6 % more instructions, bench/overhead; heap liveness before the
 // loop vectorizer, which would split the loops it reads) or with
 // `opt -load-pass-plugin=libccc.so -passes=ccc` (also ccc-entry, ccc-heap,
-// ccc-globals, ccc-sites, ccc-mpi-facts, ccc-heap-liveness one by one, for
-// tests).
+// ccc-globals, ccc-sites, ccc-mpi-facts, ccc-heap-liveness,
+// ccc-frame-liveness, ccc-frame-table one by one, for tests). The frame
+// table at OptimizerLast too: it takes the addresses of the locals it
+// describes.
 //
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
@@ -38,10 +40,12 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
             PB.registerVectorizerStartEPCallback(
                 [](FunctionPassManager &FPM, OptimizationLevel) {
                   FPM.addPass(ccc::HeapLivenessPass());
+                  FPM.addPass(ccc::FrameLivenessPass());
                 });
             PB.registerOptimizerLastEPCallback(
                 [](ModulePassManager &MPM, OptimizationLevel) {
                   MPM.addPass(ccc::GlobalTablePass());
+                  MPM.addPass(ccc::FrameTablePass());
                 });
             PB.registerPipelineParsingCallback(
                 [](StringRef Name, ModulePassManager &MPM,
@@ -56,6 +60,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                     MPM.addPass(ccc::GlobalTablePass());
                   else if (Name == "ccc-sites")
                     MPM.addPass(ccc::CheckpointSitesPass());
+                  else if (Name == "ccc-frame-table")
+                    MPM.addPass(ccc::FrameTablePass());
                   else if (Name == "ccc-mpi-facts")
                     MPM.addPass(ccc::MPIFactsPass());
                   else
@@ -65,9 +71,12 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
             PB.registerPipelineParsingCallback(
                 [](StringRef Name, FunctionPassManager &FPM,
                    ArrayRef<PassBuilder::PipelineElement>) {
-                  if (Name != "ccc-heap-liveness")
+                  if (Name == "ccc-heap-liveness")
+                    FPM.addPass(ccc::HeapLivenessPass());
+                  else if (Name == "ccc-frame-liveness")
+                    FPM.addPass(ccc::FrameLivenessPass());
+                  else
                     return false;
-                  FPM.addPass(ccc::HeapLivenessPass());
                   return true;
                 });
           }};

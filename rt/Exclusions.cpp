@@ -55,13 +55,6 @@ bool forEachIncludedPart(uint64_t A, uint64_t L,
   return true;
 }
 
-uint64_t deadAtSiteBytes() {
-  uint64_t B = 0;
-  for (unsigned I = 0; I < NumDeadAtSite; ++I)
-    B += DeadAtSite[I].Len;
-  return B;
-}
-
 uint64_t excludedBytes() {
   uint64_t B = 0;
   for (uint64_t I = 0; Excluded && I < Excluded->N; ++I)

@@ -28,7 +28,8 @@ extern ExclusionTable *Excluded;
 
 // Heap ranges and local variables of the program stack that the pass proved
 // dead at the site being executed (__ccc_dead_at_site, called right before
-// the slow path): left out of the image taken in that slow-path call only.
+// the slow path; and locals of its callers, from the pass's table): left
+// out of the image taken in that slow-path call only.
 // Kept outside the heap region, so no image holds them.
 constexpr unsigned kMaxDeadAtSite = 64;
 extern ExcludedRange DeadAtSite[kMaxDeadAtSite];
@@ -50,7 +51,10 @@ bool forEachIncludedPart(uint64_t A, uint64_t L,
                          void *Ctx);
 // Bytes excluded in total (ccc_exclude only).
 uint64_t excludedBytes();
-// Bytes of the current site's dead ranges.
-uint64_t deadAtSiteBytes();
 } // namespace ccc
+
+// Marks [P, P+N) dead for the next image (the pass calls it before a site;
+// the runtime for callers' dead locals).
+extern "C" void __ccc_dead_at_site(const void *P, uint64_t N,
+                                   const char *Where);
 #endif

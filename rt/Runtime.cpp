@@ -41,13 +41,20 @@
 #include <unistd.h>
 #include <unwind.h>
 
-// The unwinder names the stack frames in images (SecMap); a program linked
-// without libgcc_s just has unnamed stack.
+// The unwinder names the stack frames in images (SecMap) and finds the
+// callers' frames whose dead locals the pass described; a program linked
+// without libgcc_s just has unnamed stack and saves those locals.
 #pragma weak _Unwind_Backtrace
 #pragma weak _Unwind_GetCFA
 #pragma weak _Unwind_GetIP
+#pragma weak _Unwind_GetGR
 
 extern "C" {
+// The pass's records of callers' dead locals (ccc/abi.h).
+extern const ccc_dead_local_record __start_ccc_dead_locals[]
+    __attribute__((weak));
+extern const ccc_dead_local_record __stop_ccc_dead_locals[]
+    __attribute__((weak));
 // The flag every site tests (the pass inlines `load volatile; br`).
 volatile int __ccc_pending = 0;
 }
@@ -355,25 +362,75 @@ private:
   bool Ok = true;
 };
 
+// Calls Fn(IP, Sp, Top, Fp, Ctx) for each frame of the call chain above
+// the saved stack pointer, from the site's frame to main's: IP its return
+// address, [Sp, Top) its memory, Fp its %rbp. In the unwinder's context of a
+// frame, _Unwind_GetCFA is the stack pointer at the call the frame is in (its
+// callee's CFA), so a frame ends where the next one starts (the last one
+// at the top of the program stack).
 struct FrameWalk {
-  MapBuffer &M;
-  uintptr_t Low, High, Prev;
+  uintptr_t Low, High, Sp, IP, Fp;
+  void (*Fn)(uintptr_t IP, uintptr_t Sp, uintptr_t Top, uintptr_t Fp,
+             void *Ctx);
+  void *Ctx;
 };
 
-// Each frame of the call chain above the saved stack pointer, from the
-// site's frame to main's: [callee's CFA, own CFA).
-_Unwind_Reason_Code nameFrame(_Unwind_Context *C, void *Arg) {
+_Unwind_Reason_Code visitFrame(_Unwind_Context *C, void *Arg) {
   auto *W = static_cast<FrameWalk *>(Arg);
-  uintptr_t CFA = _Unwind_GetCFA(C), IP = _Unwind_GetIP(C);
-  if (CFA <= W->Low)
-    return _URC_NO_REASON; // the runtime's frames below the site
-  if (CFA > W->High || !IP)
+  uintptr_t Sp = _Unwind_GetCFA(C), IP = _Unwind_GetIP(C);
+  if (W->IP && Sp > W->Low && Sp <= W->High && Sp > W->Sp)
+    W->Fn(W->IP, W->Sp > W->Low ? W->Sp : W->Low, Sp, W->Fp, W->Ctx);
+  if (Sp >= W->High || !IP)
     return _URC_END_OF_STACK;
-  uintptr_t Lo = W->Prev > W->Low ? W->Prev : W->Low;
-  const char *Name = executableFunctionAt(IP - 1);
-  W->M.add(Lo, CFA - Lo, MapStackFrame, Name ? Name : "?");
-  W->Prev = CFA;
+  W->Sp = Sp;
+  W->IP = IP;
+  W->Fp = _Unwind_GetGR(C, 6); // DWARF register 6: %rbp
   return _URC_NO_REASON;
+}
+
+bool forEachFrame(void (*Fn)(uintptr_t, uintptr_t, uintptr_t, uintptr_t,
+                             void *),
+                  void *Ctx) {
+  if (!_Unwind_Backtrace || !_Unwind_GetCFA || !_Unwind_GetIP || !_Unwind_GetGR)
+    return false;
+  FrameWalk W = {RT.Ctx.StackLow, RT.StackHigh, 0, 0, 0, Fn, Ctx};
+  _Unwind_Backtrace(visitFrame, &W);
+  // The walk ends at main (the runtime's entry switches to the program
+  // stack with no unwind information): main's frame ends at the top.
+  if (W.IP && W.Sp >= W.Low && W.Sp < W.High)
+    Fn(W.IP, W.Sp, W.High, W.Fp, Ctx);
+  return true;
+}
+
+// The address a record's field holds (relative to the field itself).
+uintptr_t recordTarget(const int32_t &Field) {
+  return reinterpret_cast<uintptr_t>(&Field) + Field;
+}
+
+// The pass's records whose call holds the frame's return address name
+// locals of it that are dead; they are left out like the site's own
+// (__ccc_dead_at_site), if they lie inside the frame. Codegen gives the
+// offset from the stack pointer at the end of the prologue (>= 0), or, in
+// a function with a frame pointer, from %rbp (< 0).
+void markDeadLocals(uintptr_t IP, uintptr_t Sp, uintptr_t Top, uintptr_t Fp,
+                    void *) {
+  for (const ccc_dead_local_record *R = __start_ccc_dead_locals;
+       R < __stop_ccc_dead_locals; ++R) {
+    if (IP <= recordTarget(R->before) || IP > recordTarget(R->after))
+      continue;
+    uintptr_t A = (R->sp_offset < 0 ? Fp : Sp) + R->sp_offset;
+    if (A < Sp || A >= Top || R->size > Top - A)
+      continue;
+    __ccc_dead_at_site(reinterpret_cast<void *>(A), R->size,
+                       reinterpret_cast<const char *>(recordTarget(R->name)));
+  }
+}
+
+// Called in the checkpoint, after the context is saved: marks the dead
+// locals of the frames between the site and main for this image.
+void markDeadLocalsOfCallers() {
+  if (__start_ccc_dead_locals != __stop_ccc_dead_locals)
+    forEachFrame(markDeadLocals, nullptr);
 }
 
 void describeMemory(MapBuffer &M) {
@@ -395,10 +452,13 @@ void describeMemory(MapBuffer &M) {
               ? MapStackDeadAtSite
               : MapHeapDeadAtSite,
           DeadAtSiteWhere[I] ? DeadAtSiteWhere[I] : "?");
-  if (_Unwind_Backtrace && _Unwind_GetCFA && _Unwind_GetIP) {
-    FrameWalk W = {M, RT.Ctx.StackLow, RT.StackHigh, 0};
-    _Unwind_Backtrace(nameFrame, &W);
-  }
+  forEachFrame(
+      [](uintptr_t IP, uintptr_t Sp, uintptr_t Top, uintptr_t, void *Ctx) {
+        const char *Name = executableFunctionAt(IP - 1);
+        static_cast<MapBuffer *>(Ctx)->add(Sp, Top - Sp, MapStackFrame,
+                                           Name ? Name : "?");
+      },
+      &M);
   heapForEachPlacedBlock(
       [](uintptr_t Addr, size_t Len, uintptr_t PC, void *Ctx) {
         char Name[192];
@@ -443,11 +503,23 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   if (!W.beginSection(SecLoadMap, false) ||
       !W.addBytes(RT.LoadMap, RT.LoadMapLen) || !W.endSection())
     return false;
-  if (NumDeadAtSite)
+  uint64_t DeadHeap = 0, DeadStack = 0;
+  unsigned DeadLocals = 0;
+  for (unsigned I = 0; I < NumDeadAtSite; ++I) {
+    bool OnStack = inProgramStack(DeadAtSite[I].Addr, DeadAtSite[I].Len);
+    (OnStack ? DeadStack : DeadHeap) += DeadAtSite[I].Len;
+    DeadLocals += OnStack;
+  }
+  if (DeadHeap)
     CCC_INFO("checkpoint %llu: %llu bytes of heap dead at this site left out "
              "(%u objects)",
-             (unsigned long long)Version, (unsigned long long)deadAtSiteBytes(),
-             NumDeadAtSite);
+             (unsigned long long)Version, (unsigned long long)DeadHeap,
+             NumDeadAtSite - DeadLocals);
+  if (DeadStack)
+    CCC_INFO("checkpoint %llu: %llu bytes of stack dead at this site left out "
+             "(%u locals of the site's function and its callers)",
+             (unsigned long long)Version, (unsigned long long)DeadStack,
+             DeadLocals);
   if (uint64_t X = excludedBytes())
     CCC_INFO("checkpoint %llu: %llu bytes excluded by ccc_exclude left out "
              "(%llu ranges)",
@@ -610,6 +682,7 @@ __attribute__((noinline)) int takeCheckpoint() {
   RT.Ctx.StackLow = RT.Ctx.Rsp - kRedZone;
   RT.Ctx.StackHigh = RT.StackHigh;
   int SavedErrno = RT.Ctx.Errno;
+  markDeadLocalsOfCallers();
   bool Ok = writeAndCommit();
   LastCheckpointEnd = nowNs(CLOCK_MONOTONIC);
   // A timer tick or signal during the write is answered by this checkpoint.

@@ -43,6 +43,27 @@ struct ccc_global_record {
  * initial value there. */
 #define CCC_GLOBAL_DEAD_AT_SITES 0x4u
 
+/* Locals of a site's callers: one record per call that may reach a site and
+ * per local of the caller (4 KiB or more) that every path from the call's
+ * return overwrites whole before reading it. The pass emits the records
+ * (FrameTable.cpp) in the ELF section CCC_DEAD_LOCALS_SECTION; the runtime
+ * walks __start_/__stop_ of it at a checkpoint and leaves out of the image
+ * the local of each frame whose return address lies in a record's range.
+ * Addresses are relative to the field holding them, so the table needs no
+ * relocation at run time. 4-byte aligned, 20 bytes. x86-64 only. */
+#ifndef __ASSEMBLER__
+struct ccc_dead_local_record {
+  int32_t before;    /* a point before the call */
+  int32_t after;     /* a point after it: before < return address <= after */
+  /* the local's address minus the stack pointer at the end of the
+   * prologue (>= 0), or minus %rbp in a function with a frame pointer */
+  int32_t sp_offset;
+  uint32_t size;     /* bytes */
+  int32_t name;      /* "VAR in function", for `ckpt info` */
+};
+#endif
+#define CCC_DEAD_LOCALS_SECTION "ccc_dead_locals"
+
 /* Names the pass emits calls to / defines (all in the runtime). */
 #define CCC_PENDING_FLAG "__ccc_pending"     /* volatile int: checkpoint due */
 #define CCC_SLOW_PATH "__ccc_checkpoint_slow" /* int (int kind) */
