@@ -50,6 +50,11 @@ const char *codecName(uint32_t Codec) {
   case CodecZstdDiffShuffle8:
     return "zstd+diff8+shuffle8";
   }
+  if (validCodec(Codec)) {
+    static char Name[32];
+    snprintf(Name, sizeof(Name), "zstd+shuffle%u", codecRecord(Codec));
+    return Name;
+  }
   return "unknown";
 }
 
@@ -102,15 +107,64 @@ void undiffUnshuffle8(const unsigned char *In, unsigned char *Out, size_t N) {
   memcpy(Out + 8 * M, In + 8 * M, N - 8 * M);
 }
 
-Transform chooseTransform(const void *const *Samples, size_t Count, size_t Len,
-                          int Level, bool AllowDiff) {
+void shuffleRecords(const unsigned char *In, unsigned char *Out, size_t N,
+                    size_t R) {
+  size_t M = N / R;
+  for (size_t I = 0; I < M; ++I)
+    for (size_t B = 0; B < R; ++B)
+      Out[B * M + I] = In[I * R + B];
+  memcpy(Out + R * M, In + R * M, N - R * M);
+}
+
+void unshuffleRecords(const unsigned char *In, unsigned char *Out, size_t N,
+                      size_t R) {
+  size_t M = N / R;
+  for (size_t I = 0; I < M; ++I)
+    for (size_t B = 0; B < R; ++B)
+      Out[I * R + B] = In[B * M + I];
+  memcpy(Out + R * M, In + R * M, N - R * M);
+}
+
+size_t recordPeriod(const void *const *Samples, size_t Count, size_t Len) {
+  constexpr size_t kMaxPeriod = 128;
+  uint64_t Same[kMaxPeriod / 8 + 1] = {0};
+  // Eight samples tell a period as well as sixteen. A sample whose bytes
+  // mostly repeat at 8 (zeros, a constant) is alike at every period: it
+  // would only hide the others' period.
+  for (size_t S = 0; S < Count && S < 8; ++S) {
+    auto *P = static_cast<const unsigned char *>(Samples[S]);
+    uint64_t Here[kMaxPeriod / 8 + 1] = {0};
+    for (size_t K = 1; K <= kMaxPeriod / 8; ++K)
+      for (size_t I = 8 * K; I < Len; ++I)
+        Here[K] += P[I] == P[I - 8 * K];
+    if (Here[1] * 10 > Len * 9)
+      continue;
+    for (size_t K = 1; K <= kMaxPeriod / 8; ++K)
+      Same[K] += Here[K];
+  }
+  size_t Best = 2;
+  for (size_t K = 3; K <= kMaxPeriod / 8; ++K)
+    if (Same[K] > Same[Best])
+      Best = K;
+  // The smallest period repeating about as often (64, not 128).
+  for (size_t K = 2; K < Best; ++K)
+    if (Same[K] * 10 >= Same[Best] * 9 && Best % K == 0) {
+      Best = K;
+      break;
+    }
+  return Same[Best] * 2 >= Same[1] * 3 && Same[Best] > 0 ? 8 * Best : 0;
+}
+
+uint32_t chooseCodec(const void *const *Samples, size_t Count, size_t Len,
+                     int Level, bool AllTransforms) {
   if (!Count || !Len)
-    return Transform::None;
+    return CodecZstd;
   size_t Cap = ZSTD_compressBound(Len);
   auto *Buf = static_cast<unsigned char *>(__libc_malloc(Len));
   auto *Out = static_cast<unsigned char *>(__libc_malloc(Cap));
   ZSTD_CCtx *C = ZSTD_createCCtx();
-  size_t Plain = 0, Shuffled = 0, Diffed = 0;
+  size_t Plain = 0, Shuffled = 0, Diffed = 0, Records = 0;
+  size_t Period = AllTransforms ? recordPeriod(Samples, Count, Len) : 0;
   auto Size = [&](const void *P) {
     size_t R = ZSTD_compressCCtx(C, Out, Cap, P, Len, Level);
     return ZSTD_isError(R) ? Len : R;
@@ -120,21 +174,29 @@ Transform chooseTransform(const void *const *Samples, size_t Count, size_t Len,
     Plain += Size(P);
     shuffle8(P, Buf, Len);
     Shuffled += Size(Buf);
-    if (AllowDiff) {
+    if (AllTransforms) {
       diffShuffle8(P, Buf, Len);
       Diffed += Size(Buf);
+    }
+    if (Period) {
+      shuffleRecords(P, Buf, Len, Period);
+      Records += Size(Buf);
     }
   }
   ZSTD_freeCCtx(C);
   __libc_free(Buf);
   __libc_free(Out);
-  Transform T = Transform::Shuffle8;
+  uint32_t Codec = CodecZstdShuffle8;
   size_t Best = Shuffled;
-  if (AllowDiff && Diffed && Diffed < Shuffled) {
-    T = Transform::DiffShuffle8;
+  if (Diffed && Diffed < Best) {
+    Codec = CodecZstdDiffShuffle8;
     Best = Diffed;
   }
-  return Best && Best * 20 < Plain * 19 ? T : Transform::None;
+  if (Records && Records < Best) {
+    Codec = shuffleRecordCodec(Period);
+    Best = Records;
+  }
+  return Best && Best * 20 < Plain * 19 ? Codec : CodecZstd;
 }
 
 uint64_t headerChecksum(const ImageHeader &H) {
@@ -210,20 +272,18 @@ bool ImageWriter::writeOut(const void *Data, size_t Len) {
   return true;
 }
 
-bool ImageWriter::beginSection(SectionType Type, bool Compress, Transform T) {
+bool ImageWriter::beginSection(SectionType Type, bool Compress,
+                               uint32_t Codec) {
   if (Hdr.SectionCount >= kMaxSections) {
     snprintf(Err, sizeof(Err), "too many sections");
     return false;
   }
   Cur = &Hdr.Sections[Hdr.SectionCount++];
   Cur->Type = Type;
-  Cur->Codec = !(Compress && Level > 0)       ? CodecRaw
-               : T == Transform::Shuffle8     ? CodecZstdShuffle8
-               : T == Transform::DiffShuffle8 ? CodecZstdDiffShuffle8
-                                              : CodecZstd;
+  Cur->Codec = Compress && Level > 0 && validCodec(Codec) ? Codec : CodecRaw;
   Cur->Offset = FileOff;
   HashState = 0x5ec710 + Type;
-  if (Cur->Codec >= CodecZstdShuffle8 && !ShufBuf &&
+  if (transforms(Cur->Codec) && !ShufBuf &&
       !(ShufBuf = static_cast<unsigned char *>(__libc_malloc(kShuffleBlock)))) {
     errno = ENOMEM;
     return fail("shuffle buffer");
@@ -292,15 +352,17 @@ bool ImageWriter::addRange(uint64_t Addr, const void *Data, uint64_t Len,
     HashState = hashChain(HashState, *Hash);
   else
     HashState = hashPieces(HashState, Data, Len);
-  if (Cur->Codec < CodecZstdShuffle8)
+  if (!transforms(Cur->Codec))
     return put(Data, Len, false);
   const unsigned char *P = static_cast<const unsigned char *>(Data);
   for (uint64_t Off = 0; Off < Len; Off += kShuffleBlock) {
     uint64_t N = Len - Off < kShuffleBlock ? Len - Off : kShuffleBlock;
     if (Cur->Codec == CodecZstdDiffShuffle8)
       diffShuffle8(P + Off, ShufBuf, N);
-    else
+    else if (Cur->Codec == CodecZstdShuffle8)
       shuffle8(P + Off, ShufBuf, N);
+    else
+      shuffleRecords(P + Off, ShufBuf, N, codecRecord(Cur->Codec));
     if (!put(ShufBuf, N, false))
       return false;
   }
@@ -404,7 +466,7 @@ bool ImageReader::open(const char *Path) {
   for (uint32_t I = 0; I < Hdr.SectionCount; ++I) {
     const SectionEntry &S = Hdr.Sections[I];
     if (S.Offset < sizeof(ImageHeader) || S.Offset > FileSize ||
-        S.StoredSize > FileSize - S.Offset || S.Codec > CodecZstdDiffShuffle8)
+        S.StoredSize > FileSize - S.Offset || !validCodec(S.Codec))
       return fail("corrupt section table (section %u)", I);
   }
   return true;
@@ -428,7 +490,7 @@ bool ImageReader::beginStream(const SectionEntry &S) {
     if (!InBuf)
       return fail("out of memory");
   }
-  if (S.Codec >= CodecZstdShuffle8 && !ShufBuf &&
+  if (transforms(S.Codec) && !ShufBuf &&
       !(ShufBuf = static_cast<unsigned char *>(__libc_malloc(kShuffleBlock))))
     return fail("out of memory");
   if (S.Codec != CodecRaw) {
@@ -477,7 +539,7 @@ bool ImageReader::stream(const SectionEntry &S, void *Dst, uint64_t Len) {
 // Range data: unshuffled (and summed under CodecZstdDiffShuffle8) block by
 // block, from the range's start or from a multiple of kShuffleBlock into it.
 bool ImageReader::streamData(const SectionEntry &S, void *Dst, uint64_t Len) {
-  if (S.Codec < CodecZstdShuffle8)
+  if (!transforms(S.Codec))
     return stream(S, Dst, Len);
   unsigned char *D = static_cast<unsigned char *>(Dst);
   for (uint64_t Off = 0; Off < Len; Off += kShuffleBlock) {
@@ -486,8 +548,10 @@ bool ImageReader::streamData(const SectionEntry &S, void *Dst, uint64_t Len) {
       return false;
     if (S.Codec == CodecZstdDiffShuffle8)
       undiffUnshuffle8(ShufBuf, D + Off, N);
-    else
+    else if (S.Codec == CodecZstdShuffle8)
       unshuffle8(ShufBuf, D + Off, N);
+    else
+      unshuffleRecords(ShufBuf, D + Off, N, codecRecord(S.Codec));
   }
   return true;
 }

@@ -20,9 +20,6 @@ typedef struct ZSTD_DCtx_s ZSTD_DCtx;
 
 namespace ccc {
 
-// How a memory section's data are transformed before zstd.
-enum class Transform { None, Shuffle8, DiffShuffle8 };
-
 class ImageWriter {
 public:
   ImageWriter() = default;
@@ -30,9 +27,10 @@ public:
   // Level <= 0 stores sections raw. Threads are zstd worker threads.
   bool open(const char *Path, int Level, int Threads);
   ImageHeader &header() { return Hdr; }
-  // Memory sections' data may be transformed (blocks of kShuffleBlock).
+  // Codec: how a compressed section is coded (a memory section's data may
+  // be transformed, in blocks of kShuffleBlock); raw if !Compress.
   bool beginSection(SectionType Type, bool Compress,
-                    Transform T = Transform::None);
+                    uint32_t Codec = CodecZstd);
   // Memory sections: a range header followed by the bytes. Hash, if given,
   // is hashBytes(Data, Len) already computed (Len <= kHashBlock).
   bool addRange(uint64_t Addr, const void *Data, uint64_t Len,
@@ -113,6 +111,7 @@ private:
 };
 
 const char *sectionName(uint32_t Type);
+// (In a static buffer for the record codecs.)
 const char *codecName(uint32_t Codec);
 // Byte transposition of the 8-byte elements of N bytes (a tail of N % 8
 // bytes is copied as is), and its inverse.
@@ -122,11 +121,24 @@ void unshuffle8(const unsigned char *In, unsigned char *Out, size_t N);
 // first by its difference from the one before it.
 void diffShuffle8(const unsigned char *In, unsigned char *Out, size_t N);
 void undiffUnshuffle8(const unsigned char *In, unsigned char *Out, size_t N);
-// The transform under which these samples compress smallest at zstd Level,
-// if that is at least 5 % smaller than none (Samples: Count pointers to
-// Len bytes each); Shuffle8 only, if AllowDiff is false.
-Transform chooseTransform(const void *const *Samples, size_t Count, size_t Len,
-                          int Level, bool AllowDiff);
+// Byte transposition of the R-byte elements of N bytes (a tail of N % R
+// bytes is copied as is), and its inverse.
+void shuffleRecords(const unsigned char *In, unsigned char *Out, size_t N,
+                    size_t R);
+void unshuffleRecords(const unsigned char *In, unsigned char *Out, size_t N,
+                      size_t R);
+// The record size (16 to 128, a multiple of 8) at which bytes of these
+// samples repeat most often, if they repeat at it 1.5 times as often as at
+// 8 bytes (an array of structs of that size), else 0. Samples whose bytes
+// mostly repeat at 8 (zeros) do not count.
+size_t recordPeriod(const void *const *Samples, size_t Count, size_t Len);
+// The zstd codec under which these samples compress smallest at zstd
+// Level (plain, shuffle8, differences then shuffle8, or the records'
+// shuffle at recordPeriod), if that is at least 5 % smaller than plain
+// (Samples: Count pointers to Len bytes each); shuffle8 only, if
+// AllTransforms is false.
+uint32_t chooseCodec(const void *const *Samples, size_t Count, size_t Len,
+                     int Level, bool AllTransforms);
 uint64_t headerChecksum(const ImageHeader &H);
 
 } // namespace ccc

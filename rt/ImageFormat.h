@@ -13,8 +13,9 @@ namespace ccc {
 
 constexpr char kImageMagic[8] = {'\x89', 'C', 'C', 'C', 'I', 'M', 'G', '\n'};
 // 2: incremental images (ChainBase, SecChunks).
-// 3 added CodecZstdDiffShuffle8; version 2 images are read as well.
-constexpr uint32_t kImageFormatVersion = 3;
+// 3 added CodecZstdDiffShuffle8, 4 CodecZstdShuffleRecord; images of
+// version 2 and later are read as well.
+constexpr uint32_t kImageFormatVersion = 4;
 constexpr uint32_t kOldestReadableFormat = 2;
 constexpr uint32_t kMaxSections = 16;
 // Checksums of memory sections chain the hashes of blocks of this many bytes,
@@ -64,12 +65,31 @@ static_assert(sizeof(MapRecord) == 24, "layout");
 // CodecZstdDiffShuffle8: the same, after replacing every 8-byte element of
 // a block but the first by its difference (mod 2^64) from the one before:
 // neighbouring values of a smooth field differ in their low bits only.
+// CodecZstdShuffleRecord: the byte transposition of elements of R bytes, R =
+// Codec >> 8 (16 to 255): the records of an array of structs (a particle's
+// position, velocity, id, ...), each byte of a record with the same byte of
+// the others.
 enum Codec : uint32_t {
   CodecRaw = 0,
   CodecZstd = 1,
   CodecZstdShuffle8 = 2,
   CodecZstdDiffShuffle8 = 3,
+  CodecZstdShuffleRecord = 4,
 };
+constexpr uint32_t codecKind(uint32_t C) { return C & 0xff; }
+constexpr uint32_t codecRecord(uint32_t C) { return C >> 8; }
+constexpr uint32_t shuffleRecordCodec(uint32_t R) {
+  return CodecZstdShuffleRecord | R << 8;
+}
+constexpr bool validCodec(uint32_t C) {
+  return codecKind(C) == CodecZstdShuffleRecord
+             ? codecRecord(C) >= 16 && codecRecord(C) <= 255
+             : C <= CodecZstdDiffShuffle8;
+}
+// Whether a codec transforms range data (in blocks of kShuffleBlock).
+constexpr bool transforms(uint32_t C) {
+  return codecKind(C) >= CodecZstdShuffle8;
+}
 constexpr uint64_t kShuffleBlock = 1 << 16;
 
 struct SectionEntry {

@@ -85,9 +85,9 @@ struct RuntimeGlobals {
   ChunkTable Prev, Next;
   uint32_t ChainLength = 0;
   ChunkStats LastStats;
-  // Transforms of the globals and heap sections before zstd, measured at
-  // each image (kept when an image samples nothing).
-  Transform GlobalsTransform = Transform::None, HeapTransform = Transform::None;
+  // Codecs of the globals and heap sections (transforms before zstd), measured
+  // at each image (kept when an image samples nothing).
+  uint32_t GlobalsCodec = CodecZstd, HeapCodec = CodecZstd;
 };
 RuntimeGlobals RT;
 
@@ -262,17 +262,19 @@ struct Sampler {
     return !E || E->Len != Hi - Lo ||
            E->Hash != hashBytes(reinterpret_cast<const void *>(Lo), Hi - Lo);
   }
-  // The transform to use, or -1 when nothing was sampled (the previous
+  // The codec to use, or -1 when nothing was sampled (the previous
   // choice stays).
-  int transform() const {
+  int64_t codec() const {
     if (Cfg.Shuffle >= 0)
-      return int(Cfg.Shuffle ? Transform::Shuffle8 : Transform::None);
+      return Cfg.Shuffle ? CodecZstdShuffle8 : CodecZstd;
     if (!N)
       return -1;
-    CCC_DEBUG("codec of section %u measured on %zu blocks (%s)", Section, N,
-              Prev ? "chunks changed since the previous image" : "all");
-    return int(chooseTransform(P, N, kShuffleBlock, Cfg.CompressLevel,
-                               /*AllowDiff=*/true));
+    uint32_t C = chooseCodec(P, N, kShuffleBlock, Cfg.CompressLevel,
+                             /*AllTransforms=*/true);
+    CCC_DEBUG("codec of section %u measured on %zu blocks (%s): %s", Section, N,
+              Prev ? "chunks changed since the previous image" : "all",
+              codecName(C));
+    return C;
   }
 };
 
@@ -284,19 +286,19 @@ void sampleGlobals(Sampler &S) {
       S.offer(G[I].address(), G[I].Size);
 }
 
-// The globals' transform, or -1 for no samples.
-int globalsTransform(const ChunkTable *Prev) {
+// The globals' codec, or -1 for no samples.
+int64_t globalsCodec(const ChunkTable *Prev) {
   Sampler S;
   S.Prev = Prev;
   S.Section = SecGlobals;
   sampleGlobals(S);
   S.Picking = true;
   sampleGlobals(S);
-  return S.transform();
+  return S.codec();
 }
 
-// The heap's transform, or -1 for no samples.
-int heapTransform(const ChunkTable *Prev) {
+// The heap's codec, or -1 for no samples.
+int64_t heapCodec(const ChunkTable *Prev) {
   Sampler S;
   S.Prev = Prev;
   S.Section = SecHeap;
@@ -306,7 +308,7 @@ int heapTransform(const ChunkTable *Prev) {
   heapForEachUsedRange(Offer, &S);
   S.Picking = true;
   heapForEachUsedRange(Offer, &S);
-  return S.transform();
+  return S.codec();
 }
 
 // Writes what ccc_exclude left of a range.
@@ -548,15 +550,15 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
     // At every image: what an incremental one stores may suit another
     // codec than the whole memory did (only the chunks that changed).
     const ChunkTable *Prev = Full ? nullptr : &RT.Prev;
-    int G = globalsTransform(Prev), H = heapTransform(Prev);
+    int64_t G = globalsCodec(Prev), H = heapCodec(Prev);
     if (G >= 0)
-      RT.GlobalsTransform = Transform(G);
+      RT.GlobalsCodec = uint32_t(G);
     if (H >= 0)
-      RT.HeapTransform = Transform(H);
+      RT.HeapCodec = uint32_t(H);
   }
   size_t NG;
   const GlobalRange *G = registeredGlobals(&NG);
-  if (!W.beginSection(SecGlobals, Z, RT.GlobalsTransform))
+  if (!W.beginSection(SecGlobals, Z, RT.GlobalsCodec))
     return false;
   for (size_t I = 0; I < NG; ++I) {
     if (G[I].unsaved())
@@ -569,7 +571,7 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
     return false;
 
   HeapWriteCtx HC = {&CW, true};
-  if (!W.beginSection(SecHeap, Z, RT.HeapTransform))
+  if (!W.beginSection(SecHeap, Z, RT.HeapCodec))
     return false;
   heapForEachUsedRange(
       [](uintptr_t A, size_t L, void *C) {

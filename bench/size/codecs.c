@@ -11,6 +11,8 @@
 // compresses a section), and prints one JSON object of bytes per
 // candidate and the smallest of them. Candidates: zstd at levels 1, 3 and
 // 9; byte shuffle of 8-byte words (ccc's CodecZstdShuffle8) before zstd -3;
+// byte shuffle of 16-, 32- or 64-byte records (ccc's CodecZstdShuffleRecord
+// for arrays of structs; the smallest of the three) before zstd -3;
 // the same after replacing each 8-byte word by its XOR with, or its
 // difference from, the word before it (a previous-value predictor for
 // smooth doubles); differences of 4-byte words (integer indices) before
@@ -59,13 +61,18 @@ static size_t zstdBytes(const void *P, size_t N, int Level) {
   return ZSTD_isError(R) ? N : R;
 }
 
-// Byte K of every 8-byte word together (a trailing partial word as is).
-static void shuffle8(const unsigned char *In, unsigned char *Out, size_t N) {
-  size_t W = N / 8;
+// Byte K of every R-byte element together (a trailing partial one as is).
+static void shuffleBy(const unsigned char *In, unsigned char *Out, size_t N,
+                      size_t R) {
+  size_t W = N / R;
   for (size_t I = 0; I < W; ++I)
-    for (int K = 0; K < 8; ++K)
-      Out[K * W + I] = In[I * 8 + K];
-  memcpy(Out + W * 8, In + W * 8, N - W * 8);
+    for (size_t K = 0; K < R; ++K)
+      Out[K * W + I] = In[I * R + K];
+  memcpy(Out + W * R, In + W * R, N - W * R);
+}
+
+static void shuffle8(const unsigned char *In, unsigned char *Out, size_t N) {
+  shuffleBy(In, Out, N, 8);
 }
 
 static size_t fpzipBytes(const unsigned char *P, size_t N) {
@@ -105,10 +112,22 @@ static void predict8(const unsigned char *In, unsigned char *Out,
   }
 }
 
-enum { Zstd1, Zstd3, Zstd9, Shuf, XorShuf, SubShuf, Delta4, Fpzip, NCand };
+enum {
+  Zstd1,
+  Zstd3,
+  Zstd9,
+  Shuf,
+  Records,
+  XorShuf,
+  SubShuf,
+  Delta4,
+  Fpzip,
+  NCand
+};
 static const char *const Names[NCand] = {
-    "zstd1",         "zstd3",          "zstd9",       "shuffle8_zstd3",
-    "xor8_shuffle8", "diff8_shuffle8", "diff4_zstd3", "fpzip"};
+    "zstd1",          "zstd3",         "zstd9",
+    "shuffle8_zstd3", "records_zstd3", "xor8_shuffle8",
+    "diff8_shuffle8", "diff4_zstd3",   "fpzip"};
 
 static void shuffleBlocks(const unsigned char *In, unsigned char *Out,
                           size_t N) {
@@ -141,6 +160,13 @@ int main(int argc, char **argv) {
   C[Zstd9] = zstdBytes(Live, N, 9);
   shuffleBlocks(Live, T, N);
   C[Shuf] = zstdBytes(T, N, 3);
+  C[Records] = N;
+  for (size_t R = 16; R <= 64; R *= 2) {
+    for (size_t Off = 0; Off < N; Off += kBlock)
+      shuffleBy(Live + Off, T + Off, N - Off < kBlock ? N - Off : kBlock, R);
+    size_t Z = zstdBytes(T, N, 3);
+    C[Records] = Z < C[Records] ? Z : C[Records];
+  }
   predict8(Live, T, Tmp, N, 1);
   C[XorShuf] = zstdBytes(T, N, 3);
   predict8(Live, T, Tmp, N, 0);

@@ -341,8 +341,9 @@ def codec_table(results):
     changed blocks one step on (what incremental images hold), per kernel;
     ratios against the smaller zstd system-level image and the first
     image."""
-    names = ["zstd1", "zstd3", "zstd9", "shuffle8_zstd3", "xor8_shuffle8",
-             "diff8_shuffle8", "diff4_zstd3", "fpzip", "best"]
+    names = ["zstd1", "zstd3", "zstd9", "shuffle8_zstd3", "records_zstd3",
+             "xor8_shuffle8", "diff8_shuffle8", "diff4_zstd3", "fpzip",
+             "best"]
     lines = ["live bytes, MiB    " + "".join("%15s" % n for n in names) +
              "  best/sys",
              ]

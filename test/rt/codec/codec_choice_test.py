@@ -2,6 +2,7 @@
 """The heap section's codec is chosen by measurement and recorded.
 
 usage: codec_choice_test.py DOUBLES_PROGRAM RANDOM_PROGRAM CKPT MIXED_PROGRAM
+                           RECORDS_PROGRAM
 
 DOUBLES_PROGRAM (large_state: 160 MiB of sin() doubles) must get
 zstd+diff8+shuffle8 (a smooth field: neighbours differ in low bits), an
@@ -12,7 +13,10 @@ which shuffling does not help) must keep plain zstd. Both images verify.
 MIXED_PROGRAM (changing_doubles_beside_random: 32 MiB of random words
 written once, 2 MiB of doubles rewritten every step) must get plain zstd in
 its full image and a shuffled codec in its incremental ones, which store
-only the doubles; they verify too.
+only the doubles; they verify too. RECORDS_PROGRAM (particle_records: an
+array of 64-byte structs) must get zstd+shuffle64, an image at least 1.1x
+smaller than plain zstd and smaller than zstd+shuffle8, and a restart from
+it must give the uninterrupted result.
 """
 import glob
 import os
@@ -22,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-doubles, random_words, ckpt, mixed = sys.argv[1:5]
+doubles, random_words, ckpt, mixed, records = sys.argv[1:6]
 failures = []
 
 
@@ -39,6 +43,19 @@ def first_image(prog, args, d, **env):
     images = sorted(glob.glob(os.path.join(d, "*.ccc")))
     check(r.returncode == 0 and images, "%s ran and left an image" % prog)
     return images[0] if images else None
+
+
+def restart_same(prog, args, d):
+    """Runs PROG again in D: it must restart from its newest image and print
+    what a run without ccc prints."""
+    again = subprocess.run([prog, *args], capture_output=True, text=True,
+                           timeout=300,
+                           env=dict(os.environ, CCC_DIR=d, CCC_INTERVAL="0",
+                                    CCC_RESTART="require"))
+    plain = subprocess.run([prog, *args], capture_output=True, text=True,
+                           timeout=300, env=dict(os.environ, CCC_DISABLE="1"))
+    return (again.returncode == 0 and again.stdout == plain.stdout and
+            plain.stdout.strip() != "", again.stdout.strip())
 
 
 def heap_codec(img):
@@ -74,21 +91,26 @@ try:
               "%d (never), smaller than %d (shuffle alone)" % (a, n, w))
         v = subprocess.run([ckpt, "verify", auto], capture_output=True)
         check(v.returncode == 0, "diff+shuffle image verifies")
-        # Run again: it restarts from its newest image (diff+shuffle coded)
-        # and must print the result of a run without ccc.
-        d = os.path.dirname(auto)
-        again = subprocess.run([doubles, "40"], capture_output=True,
-                               text=True, timeout=300,
-                               env=dict(os.environ, CCC_DIR=d,
-                                        CCC_INTERVAL="0",
-                                        CCC_RESTART="require"))
-        plain = subprocess.run([doubles, "40"], capture_output=True,
-                               text=True, timeout=300,
-                               env=dict(os.environ, CCC_DISABLE="1"))
-        check(again.returncode == 0 and again.stdout == plain.stdout and
-              plain.stdout.strip() != "",
-              "restart from the diff+shuffle image: same result (%s)" %
-              again.stdout.strip())
+        # Run again: it restarts from its newest image (diff+shuffle coded).
+        ok, out = restart_same(doubles, ["40"], os.path.dirname(auto))
+        check(ok, "restart from the diff+shuffle image: same result (%s)" %
+              out)
+    auto = first_image(records, ["200"], os.path.join(top, "rec"))
+    never = first_image(records, ["200"], os.path.join(top, "rec-never"),
+                        CCC_SHUFFLE="never")
+    always = first_image(records, ["200"], os.path.join(top, "rec-always"),
+                         CCC_SHUFFLE="always")
+    if auto and never and always:
+        check(heap_codec(auto) == "zstd+shuffle64",
+              "records: heap stored as zstd+shuffle64 (%s)" % heap_codec(auto))
+        a, n = os.path.getsize(auto), os.path.getsize(never)
+        w = os.path.getsize(always)
+        check(a * 1.1 < n and a < w, "records image %d bytes: 1.1x smaller "
+              "than %d (never), smaller than %d (shuffle8)" % (a, n, w))
+        v = subprocess.run([ckpt, "verify", auto], capture_output=True)
+        check(v.returncode == 0, "records image verifies")
+        ok, out = restart_same(records, ["200"], os.path.dirname(auto))
+        check(ok, "restart from the records image: same result (%s)" % out)
     rnd = first_image(random_words, ["300"], os.path.join(top, "random"))
     if rnd:
         check(heap_codec(rnd) == "zstd",
