@@ -49,6 +49,8 @@ const char *codecName(uint32_t Codec) {
     return "zstd+shuffle8";
   case CodecZstdDiffShuffle8:
     return "zstd+diff8+shuffle8";
+  case CodecZstdPerBlock:
+    return "zstd+per-block";
   }
   if (validCodec(Codec)) {
     static char Name[32];
@@ -155,48 +157,78 @@ size_t recordPeriod(const void *const *Samples, size_t Count, size_t Len) {
   return Same[Best] * 2 >= Same[1] * 3 && Same[Best] > 0 ? 8 * Best : 0;
 }
 
-uint32_t chooseCodec(const void *const *Samples, size_t Count, size_t Len,
-                     int Level, bool AllTransforms) {
+void transformBlock(uint32_t Codec, const unsigned char *In, unsigned char *Out,
+                    size_t N) {
+  if (Codec == CodecZstdShuffle8)
+    shuffle8(In, Out, N);
+  else if (Codec == CodecZstdDiffShuffle8)
+    diffShuffle8(In, Out, N);
+  else if (codecKind(Codec) == CodecZstdShuffleRecord)
+    shuffleRecords(In, Out, N, codecRecord(Codec));
+  else
+    memcpy(Out, In, N);
+}
+
+void untransformBlock(uint32_t Codec, const unsigned char *In,
+                      unsigned char *Out, size_t N) {
+  if (Codec == CodecZstdShuffle8)
+    unshuffle8(In, Out, N);
+  else if (Codec == CodecZstdDiffShuffle8)
+    undiffUnshuffle8(In, Out, N);
+  else if (codecKind(Codec) == CodecZstdShuffleRecord)
+    unshuffleRecords(In, Out, N, codecRecord(Codec));
+  else
+    memcpy(Out, In, N);
+}
+
+void CodecTrials::measure(const void *const *Samples, size_t Count, size_t Len,
+                          int Level, bool AllTransforms) {
+  NSamples = NCandidates = 0;
   if (!Count || !Len)
-    return CodecZstd;
+    return;
+  Candidate[NCandidates++] = CodecZstd;
+  Candidate[NCandidates++] = CodecZstdShuffle8;
+  if (AllTransforms) {
+    Candidate[NCandidates++] = CodecZstdDiffShuffle8;
+    if (size_t Period = recordPeriod(Samples, Count, Len))
+      Candidate[NCandidates++] = shuffleRecordCodec(Period);
+  }
   size_t Cap = ZSTD_compressBound(Len);
   auto *Buf = static_cast<unsigned char *>(__libc_malloc(Len));
   auto *Out = static_cast<unsigned char *>(__libc_malloc(Cap));
   ZSTD_CCtx *C = ZSTD_createCCtx();
-  size_t Plain = 0, Shuffled = 0, Diffed = 0, Records = 0;
-  size_t Period = AllTransforms ? recordPeriod(Samples, Count, Len) : 0;
-  auto Size = [&](const void *P) {
-    size_t R = ZSTD_compressCCtx(C, Out, Cap, P, Len, Level);
-    return ZSTD_isError(R) ? Len : R;
-  };
-  for (size_t I = 0; Buf && Out && C && I < Count; ++I) {
+  for (size_t I = 0; Buf && Out && C && I < Count && I < kMaxSamples; ++I) {
     auto *P = static_cast<const unsigned char *>(Samples[I]);
-    Plain += Size(P);
-    shuffle8(P, Buf, Len);
-    Shuffled += Size(Buf);
-    if (AllTransforms) {
-      diffShuffle8(P, Buf, Len);
-      Diffed += Size(Buf);
+    for (size_t K = 0; K < NCandidates; ++K) {
+      transformBlock(Candidate[K], P, Buf, Len);
+      size_t R = ZSTD_compressCCtx(C, Out, Cap, Buf, Len, Level);
+      Bytes[I][K] = ZSTD_isError(R) ? Len : R;
     }
-    if (Period) {
-      shuffleRecords(P, Buf, Len, Period);
-      Records += Size(Buf);
-    }
+    ++NSamples;
   }
   ZSTD_freeCCtx(C);
   __libc_free(Buf);
   __libc_free(Out);
-  uint32_t Codec = CodecZstdShuffle8;
-  size_t Best = Shuffled;
-  if (Diffed && Diffed < Best) {
-    Codec = CodecZstdDiffShuffle8;
-    Best = Diffed;
-  }
-  if (Records && Records < Best) {
-    Codec = shuffleRecordCodec(Period);
-    Best = Records;
-  }
-  return Best && Best * 20 < Plain * 19 ? Codec : CodecZstd;
+}
+
+uint32_t CodecTrials::best(uint32_t Which) const {
+  size_t Sum[kMaxCandidates] = {0};
+  for (size_t I = 0; I < NSamples; ++I)
+    if (Which >> I & 1)
+      for (size_t K = 0; K < NCandidates; ++K)
+        Sum[K] += Bytes[I][K];
+  size_t B = 0;
+  for (size_t K = 1; K < NCandidates; ++K)
+    if (Sum[K] < Sum[B])
+      B = K;
+  return B && Sum[B] * 20 < Sum[0] * 19 ? Candidate[B] : CodecZstd;
+}
+
+uint32_t chooseCodec(const void *const *Samples, size_t Count, size_t Len,
+                     int Level, bool AllTransforms) {
+  CodecTrials T;
+  T.measure(Samples, Count, Len, Level, AllTransforms);
+  return T.bestOfAll();
 }
 
 uint64_t headerChecksum(const ImageHeader &H) {
@@ -357,12 +389,24 @@ bool ImageWriter::addRange(uint64_t Addr, const void *Data, uint64_t Len,
   const unsigned char *P = static_cast<const unsigned char *>(Data);
   for (uint64_t Off = 0; Off < Len; Off += kShuffleBlock) {
     uint64_t N = Len - Off < kShuffleBlock ? Len - Off : kShuffleBlock;
-    if (Cur->Codec == CodecZstdDiffShuffle8)
-      diffShuffle8(P + Off, ShufBuf, N);
-    else if (Cur->Codec == CodecZstdShuffle8)
-      shuffle8(P + Off, ShufBuf, N);
-    else
-      shuffleRecords(P + Off, ShufBuf, N, codecRecord(Cur->Codec));
+    uint32_t C = Cur->Codec;
+    if (C == CodecZstdPerBlock) {
+      C = DefaultCodec;
+      for (size_t I = 0; I < NRegions; ++I)
+        if (Addr + Off >= Regions[I].Lo && Addr + Off < Regions[I].Hi) {
+          C = Regions[I].Codec;
+          break;
+        }
+      uint8_t Tag = blockTag(C);
+      if (!put(&Tag, 1, false))
+        return false;
+    }
+    if (C == CodecZstd) {
+      if (!put(P + Off, N, false))
+        return false;
+      continue;
+    }
+    transformBlock(C, P + Off, ShufBuf, N);
     if (!put(ShufBuf, N, false))
       return false;
   }
@@ -544,14 +588,23 @@ bool ImageReader::streamData(const SectionEntry &S, void *Dst, uint64_t Len) {
   unsigned char *D = static_cast<unsigned char *>(Dst);
   for (uint64_t Off = 0; Off < Len; Off += kShuffleBlock) {
     uint64_t N = Len - Off < kShuffleBlock ? Len - Off : kShuffleBlock;
+    uint32_t C = S.Codec;
+    if (C == CodecZstdPerBlock) {
+      uint8_t Tag;
+      if (!stream(S, &Tag, 1))
+        return false;
+      if (!(C = tagCodec(Tag)))
+        return fail("%s section: corrupt block codec tag %u",
+                    sectionName(S.Type), Tag);
+    }
+    if (C == CodecZstd) {
+      if (!stream(S, D + Off, N))
+        return false;
+      continue;
+    }
     if (!stream(S, ShufBuf, N))
       return false;
-    if (S.Codec == CodecZstdDiffShuffle8)
-      undiffUnshuffle8(ShufBuf, D + Off, N);
-    else if (S.Codec == CodecZstdShuffle8)
-      unshuffle8(ShufBuf, D + Off, N);
-    else
-      unshuffleRecords(ShufBuf, D + Off, N, codecRecord(S.Codec));
+    untransformBlock(C, ShufBuf, D + Off, N);
   }
   return true;
 }
@@ -607,6 +660,8 @@ bool ImageReader::readRanges(const SectionEntry &S, RangeSink Sink, void *Ctx,
         break;
     }
     Raw += RH.Len;
+    if (S.Codec == CodecZstdPerBlock) // a tag byte per block
+      Raw += (RH.Len + kShuffleBlock - 1) / kShuffleBlock;
   }
   __libc_free(Scratch);
   if (Ok && H != S.Checksum)

@@ -20,6 +20,12 @@ typedef struct ZSTD_DCtx_s ZSTD_DCtx;
 
 namespace ccc {
 
+// An address range whose blocks CodecZstdPerBlock codes with Codec.
+struct CodecRegion {
+  uint64_t Lo, Hi;
+  uint32_t Codec;
+};
+
 class ImageWriter {
 public:
   ImageWriter() = default;
@@ -31,6 +37,14 @@ public:
   // be transformed, in blocks of kShuffleBlock); raw if !Compress.
   bool beginSection(SectionType Type, bool Compress,
                     uint32_t Codec = CodecZstd);
+  // Under CodecZstdPerBlock: a block is coded with the codec of the region
+  // (N of them, kept by the caller until endSection) holding its first
+  // byte, else with Default.
+  void setBlockCodecs(const CodecRegion *R, size_t N, uint32_t Default) {
+    Regions = R;
+    NRegions = N;
+    DefaultCodec = Default;
+  }
   // Memory sections: a range header followed by the bytes. Hash, if given,
   // is hashBytes(Data, Len) already computed (Len <= kHashBlock).
   bool addRange(uint64_t Addr, const void *Data, uint64_t Len,
@@ -60,6 +74,9 @@ private:
   unsigned char *OutBuf = nullptr;
   size_t OutCap = 0;
   unsigned char *ShufBuf = nullptr; // kShuffleBlock bytes
+  const CodecRegion *Regions = nullptr;
+  size_t NRegions = 0;
+  uint32_t DefaultCodec = CodecZstd;
   char Err[256] = {0};
 };
 
@@ -132,13 +149,30 @@ void unshuffleRecords(const unsigned char *In, unsigned char *Out, size_t N,
 // 8 bytes (an array of structs of that size), else 0. Samples whose bytes
 // mostly repeat at 8 (zeros) do not count.
 size_t recordPeriod(const void *const *Samples, size_t Count, size_t Len);
-// The zstd codec under which these samples compress smallest at zstd
-// Level (plain, shuffle8, differences then shuffle8, or the records'
-// shuffle at recordPeriod), if that is at least 5 % smaller than plain
-// (Samples: Count pointers to Len bytes each); shuffle8 only, if
-// AllTransforms is false.
+// Per sample, the bytes it compresses to at zstd Level under each
+// candidate: plain, shuffle8, and with AllTransforms differences then
+// shuffle8 and the records' shuffle at recordPeriod (Samples: Count <= 16
+// pointers to Len bytes each).
+struct CodecTrials {
+  static constexpr size_t kMaxSamples = 16, kMaxCandidates = 4;
+  uint32_t Candidate[kMaxCandidates];
+  size_t NCandidates = 0, NSamples = 0;
+  size_t Bytes[kMaxSamples][kMaxCandidates];
+  void measure(const void *const *Samples, size_t Count, size_t Len, int Level,
+               bool AllTransforms);
+  // The candidate smallest over the samples whose bit is set in Which, if
+  // at least 5 % smaller than plain, else plain; plain for no samples.
+  uint32_t best(uint32_t Which) const;
+  uint32_t bestOfAll() const { return best((1u << NSamples) - 1); }
+};
+// CodecTrials' choice over all the samples.
 uint32_t chooseCodec(const void *const *Samples, size_t Count, size_t Len,
                      int Level, bool AllTransforms);
+// The transform of Codec (CodecZstd: a copy) of N bytes, and its inverse.
+void transformBlock(uint32_t Codec, const unsigned char *In, unsigned char *Out,
+                    size_t N);
+void untransformBlock(uint32_t Codec, const unsigned char *In,
+                      unsigned char *Out, size_t N);
 uint64_t headerChecksum(const ImageHeader &H);
 
 } // namespace ccc

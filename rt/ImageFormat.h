@@ -13,9 +13,9 @@ namespace ccc {
 
 constexpr char kImageMagic[8] = {'\x89', 'C', 'C', 'C', 'I', 'M', 'G', '\n'};
 // 2: incremental images (ChainBase, SecChunks).
-// 3 added CodecZstdDiffShuffle8, 4 CodecZstdShuffleRecord; images of
-// version 2 and later are read as well.
-constexpr uint32_t kImageFormatVersion = 4;
+// 3 added CodecZstdDiffShuffle8, 4 CodecZstdShuffleRecord, 5
+// CodecZstdPerBlock; images of version 2 and later are read as well.
+constexpr uint32_t kImageFormatVersion = 5;
 constexpr uint32_t kOldestReadableFormat = 2;
 constexpr uint32_t kMaxSections = 16;
 // Checksums of memory sections chain the hashes of blocks of this many bytes,
@@ -69,12 +69,17 @@ static_assert(sizeof(MapRecord) == 24, "layout");
 // Codec >> 8 (16 to 255): the records of an array of structs (a particle's
 // position, velocity, id, ...), each byte of a record with the same byte of
 // the others.
+// CodecZstdPerBlock: each block of kShuffleBlock bytes of range data is
+// preceded by a tag byte naming its own transform (blockTag): memory of
+// several kinds in one section (a smooth field beside a source term that
+// repeats), each block coded as the allocation holding it measured best.
 enum Codec : uint32_t {
   CodecRaw = 0,
   CodecZstd = 1,
   CodecZstdShuffle8 = 2,
   CodecZstdDiffShuffle8 = 3,
   CodecZstdShuffleRecord = 4,
+  CodecZstdPerBlock = 5,
 };
 constexpr uint32_t codecKind(uint32_t C) { return C & 0xff; }
 constexpr uint32_t codecRecord(uint32_t C) { return C >> 8; }
@@ -84,7 +89,17 @@ constexpr uint32_t shuffleRecordCodec(uint32_t R) {
 constexpr bool validCodec(uint32_t C) {
   return codecKind(C) == CodecZstdShuffleRecord
              ? codecRecord(C) >= 16 && codecRecord(C) <= 255
-             : C <= CodecZstdDiffShuffle8;
+             : C <= CodecZstdPerBlock;
+}
+// CodecZstdPerBlock's tag of a block coded as under codec C (CodecZstd,
+// CodecZstdShuffle8, CodecZstdDiffShuffle8 or a record codec): 0, 1, 2, or
+// the record size; and back (0 for an invalid tag).
+constexpr uint8_t blockTag(uint32_t C) {
+  return codecKind(C) == CodecZstdShuffleRecord ? uint8_t(codecRecord(C))
+                                                : uint8_t(C - CodecZstd);
+}
+constexpr uint32_t tagCodec(uint8_t T) {
+  return T >= 16 ? shuffleRecordCodec(T) : T <= 2 ? CodecZstd + T : 0;
 }
 // Whether a codec transforms range data (in blocks of kShuffleBlock).
 constexpr bool transforms(uint32_t C) {

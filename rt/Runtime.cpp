@@ -88,6 +88,12 @@ struct RuntimeGlobals {
   // Codecs of the globals and heap sections (transforms before zstd), measured
   // at each image (kept when an image samples nothing).
   uint32_t GlobalsCodec = CodecZstd, HeapCodec = CodecZstd;
+  // Under CodecZstdPerBlock: the large heap blocks' own codecs, and the
+  // codec of the rest of the heap.
+  static constexpr size_t kMaxCodecRegions = 64;
+  CodecRegion HeapRegions[kMaxCodecRegions];
+  size_t NHeapRegions = 0;
+  uint32_t HeapDefault = CodecZstd;
 };
 RuntimeGlobals RT;
 
@@ -263,14 +269,14 @@ struct Sampler {
            E->Hash != hashBytes(reinterpret_cast<const void *>(Lo), Hi - Lo);
   }
   // The codec to use, or -1 when nothing was sampled (the previous
-  // choice stays).
-  int64_t codec() const {
+  // choice stays); the measurements in T.
+  int64_t codec(CodecTrials &T) const {
     if (Cfg.Shuffle >= 0)
       return Cfg.Shuffle ? CodecZstdShuffle8 : CodecZstd;
     if (!N)
       return -1;
-    uint32_t C = chooseCodec(P, N, kShuffleBlock, Cfg.CompressLevel,
-                             /*AllTransforms=*/true);
+    T.measure(P, N, kShuffleBlock, Cfg.CompressLevel, /*AllTransforms=*/true);
+    uint32_t C = T.bestOfAll();
     CCC_DEBUG("codec of section %u measured on %zu blocks (%s): %s", Section, N,
               Prev ? "chunks changed since the previous image" : "all",
               codecName(C));
@@ -294,10 +300,15 @@ int64_t globalsCodec(const ChunkTable *Prev) {
   sampleGlobals(S);
   S.Picking = true;
   sampleGlobals(S);
-  return S.codec();
+  CodecTrials T;
+  return S.codec(T);
 }
 
-// The heap's codec, or -1 for no samples.
+// The heap's codec, or -1 for no samples. Large heap blocks (arrays) may
+// hold data of different kinds (a smooth field, a source term that
+// repeats): each one holding samples gets the codec its own samples
+// measure best, and the rest of the heap the codec of the other samples;
+// if they differ, the heap is coded per block (CodecZstdPerBlock).
 int64_t heapCodec(const ChunkTable *Prev) {
   Sampler S;
   S.Prev = Prev;
@@ -308,7 +319,39 @@ int64_t heapCodec(const ChunkTable *Prev) {
   heapForEachUsedRange(Offer, &S);
   S.Picking = true;
   heapForEachUsedRange(Offer, &S);
-  return S.codec();
+  CodecTrials T;
+  int64_t C = S.codec(T);
+  if (C < 0 || Cfg.Shuffle >= 0)
+    return C;
+  struct Regions {
+    const Sampler &S;
+    const CodecTrials &T;
+    uint32_t Outside;
+  } R = {S, T, uint32_t((1u << T.NSamples) - 1)};
+  RT.NHeapRegions = 0;
+  heapForEachPlacedBlock(
+      [](uintptr_t A, size_t L, uintptr_t, void *Ctx) {
+        auto *R = static_cast<Regions *>(Ctx);
+        uint32_t In = 0;
+        for (size_t I = 0; I < R->T.NSamples; ++I) {
+          auto P = reinterpret_cast<uintptr_t>(R->S.P[I]);
+          In |= uint32_t(P >= A && P - A < L) << I;
+        }
+        if (!In || RT.NHeapRegions == RT.kMaxCodecRegions)
+          return;
+        R->Outside &= ~In;
+        RT.HeapRegions[RT.NHeapRegions++] = {A, A + L, R->T.best(In)};
+      },
+      &R);
+  RT.HeapDefault = R.Outside ? T.best(R.Outside) : uint32_t(C);
+  for (size_t I = 0; I < RT.NHeapRegions; ++I)
+    if (RT.HeapRegions[I].Codec != RT.HeapDefault) {
+      CCC_DEBUG("heap coded per block: %zu large blocks with codecs of "
+                "their own",
+                RT.NHeapRegions);
+      return CodecZstdPerBlock;
+    }
+  return RT.HeapDefault;
 }
 
 // Writes what ccc_exclude left of a range.
@@ -571,6 +614,7 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
     return false;
 
   HeapWriteCtx HC = {&CW, true};
+  W.setBlockCodecs(RT.HeapRegions, RT.NHeapRegions, RT.HeapDefault);
   if (!W.beginSection(SecHeap, Z, RT.HeapCodec))
     return false;
   heapForEachUsedRange(

@@ -16,7 +16,11 @@
 // the same after replacing each 8-byte word by its XOR with, or its
 // difference from, the word before it (a previous-value predictor for
 // smooth doubles); differences of 4-byte words (integer indices) before
-// zstd -3; fpzip (a lossless predictive coder for doubles, the whole file
+// zstd -3; per block the best of none, the 8-byte shuffle, differences
+// then shuffle, and the records' shuffles, each block measured alone at
+// zstd -3 (a bound on ccc's codec 5, which chooses per large array from
+// samples), then zstd -3 of the result with a tag byte per block;
+// fpzip (a lossless predictive coder for doubles, the whole file
 // read as a 1-D double array). With NEXT: the blocks that differ between
 // the two (what an incremental image stores), through zstd -3 plain or
 // shuffled (the smaller), against their XOR with the old blocks, shuffled,
@@ -121,13 +125,58 @@ enum {
   XorShuf,
   SubShuf,
   Delta4,
+  PerBlock,
   Fpzip,
   NCand
 };
 static const char *const Names[NCand] = {
-    "zstd1",          "zstd3",         "zstd9",
-    "shuffle8_zstd3", "records_zstd3", "xor8_shuffle8",
-    "diff8_shuffle8", "diff4_zstd3",   "fpzip"};
+    "zstd1",         "zstd3",         "zstd9",          "shuffle8_zstd3",
+    "records_zstd3", "xor8_shuffle8", "diff8_shuffle8", "diff4_zstd3",
+    "per_block",     "fpzip"};
+
+// Per block of P: the transform whose block alone compresses smallest at
+// zstd -3, then zstd -3 of all with a tag byte per block. Tmp: kBlock bytes.
+static size_t perBlockBytes(const unsigned char *P, size_t N,
+                            unsigned char *Tmp) {
+  unsigned char *Tagged = malloc(N + N / kBlock + 1), *Cand = malloc(kBlock);
+  if (!Tagged || !Cand) {
+    perror("codecs");
+    exit(1);
+  }
+  size_t At = 0;
+  for (size_t Off = 0; Off < N; Off += kBlock) {
+    size_t L = N - Off < kBlock ? N - Off : kBlock, Best = 0, BestZ = 0;
+    for (size_t K = 0; K < 6; ++K) {
+      static const size_t Record[6] = {0, 8, 8, 16, 32, 64};
+      if (K == 2) {
+        uint64_t Prev = 0, Cur;
+        for (size_t I = 0; I < L / 8; ++I, Prev = Cur) {
+          memcpy(&Cur, P + Off + 8 * I, 8);
+          uint64_t X = Cur - Prev;
+          memcpy(Tmp + 8 * I, &X, 8);
+        }
+        memcpy(Tmp + L / 8 * 8, P + Off + L / 8 * 8, L % 8);
+        shuffle8(Tmp, Cand, L);
+      } else if (K) {
+        shuffleBy(P + Off, Cand, L, Record[K]);
+      } else {
+        memcpy(Cand, P + Off, L);
+      }
+      size_t Z = zstdBytes(Cand, L, 3);
+      if (!K || Z < BestZ) {
+        Best = K;
+        BestZ = Z;
+        memcpy(Tagged + At + 1, Cand, L);
+      }
+    }
+    Tagged[At] = (unsigned char)Best;
+    At += 1 + L;
+  }
+  size_t R = zstdBytes(Tagged, At, 3);
+  free(Tagged);
+  free(Cand);
+  return R;
+}
 
 static void shuffleBlocks(const unsigned char *In, unsigned char *Out,
                           size_t N) {
@@ -179,12 +228,14 @@ int main(int argc, char **argv) {
     memcpy(T + 4 * I, &X, 4);
   }
   C[Delta4] = zstdBytes(T, N, 3);
+  C[PerBlock] = perBlockBytes(Live, N, Tmp);
   C[Fpzip] = fpzipBytes(Live, N);
   size_t Best = N;
   for (int K = 0; K < NCand; ++K)
     Best = C[K] < Best ? C[K] : Best;
   // The changed blocks of NEXT, gathered (New) and XORed with LIVE's (Xor).
-  size_t Changed = 0, ChangedRaw = 0, ChangedZstd = 0, ChangedXor = 0;
+  size_t Changed = 0, ChangedRaw = 0, ChangedZstd = 0, ChangedXor = 0,
+         ChangedPerBlock = 0;
   if (Next) {
     unsigned char *New = malloc(N + 1), *Xor = malloc(N + 1);
     if (!New || !Xor) {
@@ -207,6 +258,7 @@ int main(int argc, char **argv) {
     size_t Zs = zstdBytes(T, ChangedRaw, 3);
     ChangedZstd = Z < Zs ? Z : Zs;
     ChangedXor = zstdBytes(Xor, ChangedRaw, 3);
+    ChangedPerBlock = perBlockBytes(New, ChangedRaw, Tmp);
     free(New);
     free(Xor);
   }
@@ -216,8 +268,9 @@ int main(int argc, char **argv) {
   printf(", \"best\": %zu", Best);
   if (Next)
     printf(", \"changed_blocks\": %zu, \"changed_raw\": %zu, "
-           "\"changed_zstd3\": %zu, \"changed_xor_prev\": %zu",
-           Changed, ChangedRaw, ChangedZstd, ChangedXor);
+           "\"changed_zstd3\": %zu, \"changed_xor_prev\": %zu, "
+           "\"changed_per_block\": %zu",
+           Changed, ChangedRaw, ChangedZstd, ChangedXor, ChangedPerBlock);
   printf("}\n");
   return 0;
 }

@@ -3,8 +3,10 @@
 // Writes a heap section under each codec (zstd alone, after the shuffle of
 // 8-byte elements, after differences then that shuffle, after the shuffle
 // of 24- and 64-byte records) with ranges whose lengths are not multiples
-// of 8, of the record or of the transform block, reads it back and
-// compares the bytes; checks that the codec is recorded, that an invalid
+// of 8, of the record or of the transform block, and under the per-block
+// codec with regions of other codecs (one covering part of a range), reads
+// it back and compares the bytes; checks that the codec is recorded, that
+// an invalid
 // record size is refused, that version 2 images (before codecs 3 and 4)
 // are still read and that a newer version is refused with its number.
 //
@@ -48,8 +50,11 @@ static void *sink(uint64_t Addr, uint64_t Len, void *Ctx) {
 }
 
 static bool writeImage(const char *Path, uint32_t Codec,
-                       std::vector<Range> &Ranges) {
+                       std::vector<Range> &Ranges,
+                       const std::vector<CodecRegion> &Regions = {},
+                       uint32_t Default = CodecZstd) {
   ImageWriter W;
+  W.setBlockCodecs(Regions.data(), Regions.size(), Default);
   if (!W.open(Path, 3, 0) || !W.beginSection(SecHeap, true, Codec))
     return false;
   for (Range &R : Ranges)
@@ -104,9 +109,36 @@ int main() {
     for (Range &R : Ranges)
       CHECK(R.Back == R.Bytes);
   }
+  // Per block: the 64 KiB range under differences+shuffle, the first block
+  // of the 3-block range as 24-byte records and its other two (and every
+  // other range) under the default, shuffle8.
+  std::vector<CodecRegion> Regions = {
+      {Ranges[4].Addr, Ranges[4].Addr + 65536, CodecZstdDiffShuffle8},
+      {Ranges[6].Addr, Ranges[6].Addr + 100, shuffleRecordCodec(24)}};
+  CHECK(
+      writeImage(Path, CodecZstdPerBlock, Ranges, Regions, CodecZstdShuffle8));
+  {
+    ImageReader Rd;
+    CHECK(Rd.open(Path));
+    const SectionEntry *S = Rd.find(SecHeap);
+    CHECK(S && S->Codec == CodecZstdPerBlock);
+    for (Range &R : Ranges)
+      R.Back.clear();
+    CHECK(S && Rd.readRanges(*S, sink, &Ranges));
+    for (Range &R : Ranges)
+      CHECK(R.Back == R.Bytes);
+    // A tag byte per block on top of the range headers and data.
+    uint64_t Raw = 0;
+    for (Range &R : Ranges)
+      Raw += 16 + R.Bytes.size() + (R.Bytes.size() + 65535) / 65536;
+    CHECK(S && S->RawSize == Raw);
+  }
+  for (uint32_t C : Codecs)
+    CHECK(tagCodec(blockTag(C)) == C);
+  CHECK(tagCodec(3) == 0 && tagCodec(15) == 0);
   CHECK(strcmp(codecName(shuffleRecordCodec(64)), "zstd+shuffle64") == 0);
   // Records of fewer than 16 bytes are no codec of the format.
-  CHECK(!validCodec(shuffleRecordCodec(8)) && !validCodec(5));
+  CHECK(!validCodec(shuffleRecordCodec(8)) && !validCodec(6));
 
   // The same image as format version 2 is read; a newer one is refused.
   setVersion(Path, 2);
