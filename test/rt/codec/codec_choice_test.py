@@ -76,70 +76,48 @@ def incremental(img):
     return re.search(r"^image kind:\s+incremental", out, re.M) is not None
 
 
+def three_ways(name, prog, args, codecs, ratio, **env):
+    """Runs PROG ARGS with the codec measured and with CCC_SHUFFLE=never and
+    =always: the measured image's heap must be coded with one of CODECS,
+    the image be RATIO times smaller than never's (plain zstd) and smaller
+    than always's (zstd+shuffle8), verify, and a restart from it must give
+    the uninterrupted result."""
+    d = os.path.join(top, name)
+    auto = first_image(prog, args, d, **env)
+    never = first_image(prog, args, d + "-never", CCC_SHUFFLE="never", **env)
+    always = first_image(prog, args, d + "-always", CCC_SHUFFLE="always",
+                         **env)
+    if not (auto and never and always):
+        return
+    check(heap_codec(auto) in codecs, "%s: heap stored as %s (%s)" %
+          (name, " or ".join(codecs), heap_codec(auto)))
+    check(heap_codec(never) == "zstd", "%s: CCC_SHUFFLE=never: plain zstd" %
+          name)
+    check(heap_codec(always) == "zstd+shuffle8",
+          "%s: CCC_SHUFFLE=always: zstd+shuffle8" % name)
+    a, n = os.path.getsize(auto), os.path.getsize(never)
+    w = os.path.getsize(always)
+    check(a * ratio <= n and a < w, "%s: image %d bytes, %gx smaller than "
+          "%d (never), smaller than %d (shuffle8)" % (name, a, ratio, n, w))
+    v = subprocess.run([ckpt, "verify", auto], capture_output=True)
+    check(v.returncode == 0, "%s: image verifies" % name)
+    # Run again: it restarts from its newest image, coded the same way.
+    ok, out = restart_same(prog, args, d)
+    check(ok, "%s: restart, same result (%s)" % (name, out))
+
+
 top = tempfile.mkdtemp(prefix="ccc-codec-")
 try:
-    auto = first_image(doubles, ["40"], os.path.join(top, "auto"))
-    never = first_image(doubles, ["40"], os.path.join(top, "never"),
-                        CCC_SHUFFLE="never")
-    always = first_image(doubles, ["40"], os.path.join(top, "always"),
-                         CCC_SHUFFLE="always")
-    if auto and never and always:
-        # For the section, or per block for the arrays (the rest of the
-        # heap, allocator pages, coded as its own samples measure).
-        check(heap_codec(auto) in ("zstd+diff8+shuffle8", "zstd+per-block"),
-              "doubles: heap stored as zstd+diff8+shuffle8 or per block (%s)"
-              % heap_codec(auto))
-        check(heap_codec(never) == "zstd", "CCC_SHUFFLE=never: plain zstd")
-        check(heap_codec(always) == "zstd+shuffle8",
-              "CCC_SHUFFLE=always: zstd+shuffle8")
-        a, n = os.path.getsize(auto), os.path.getsize(never)
-        w = os.path.getsize(always)
-        check(a * 1.3 < n and a < w, "image %d bytes: 1.3x smaller than "
-              "%d (never), smaller than %d (shuffle alone)" % (a, n, w))
-        v = subprocess.run([ckpt, "verify", auto], capture_output=True)
-        check(v.returncode == 0, "diff+shuffle image verifies")
-        # Run again: it restarts from its newest image (diff+shuffle coded).
-        ok, out = restart_same(doubles, ["40"], os.path.dirname(auto))
-        check(ok, "restart from the diff+shuffle image: same result (%s)" %
-              out)
-    auto = first_image(records, ["200"], os.path.join(top, "rec"))
-    never = first_image(records, ["200"], os.path.join(top, "rec-never"),
-                        CCC_SHUFFLE="never")
-    always = first_image(records, ["200"], os.path.join(top, "rec-always"),
-                         CCC_SHUFFLE="always")
-    if auto and never and always:
-        # The array's blocks as 64-byte records: the section's codec, or
-        # theirs under the per-block codec (the rest of the heap plain).
-        check(heap_codec(auto) in ("zstd+shuffle64", "zstd+per-block"),
-              "records: heap stored as zstd+shuffle64 or per block (%s)" %
-              heap_codec(auto))
-        a, n = os.path.getsize(auto), os.path.getsize(never)
-        w = os.path.getsize(always)
-        check(a * 1.1 < n and a < w, "records image %d bytes: 1.1x smaller "
-              "than %d (never), smaller than %d (shuffle8)" % (a, n, w))
-        v = subprocess.run([ckpt, "verify", auto], capture_output=True)
-        check(v.returncode == 0, "records image verifies")
-        ok, out = restart_same(records, ["200"], os.path.dirname(auto))
-        check(ok, "restart from the records image: same result (%s)" % out)
+    # The codec for the section, or per block for the arrays (the rest of
+    # the heap, allocator pages, coded as its own samples measure); the
+    # size checks require the arrays' codec.
+    three_ways("doubles", doubles, ["40"],
+               ("zstd+diff8+shuffle8", "zstd+per-block"), 1.3)
+    three_ways("records", records, ["200"],
+               ("zstd+shuffle64", "zstd+per-block"), 1.1)
     # Every image kept: the first is the full one.
-    auto = first_image(kinds, ["200"], os.path.join(top, "kinds"),
-                       CCC_KEEP="1000")
-    never = first_image(kinds, ["200"], os.path.join(top, "kinds-never"),
-                        CCC_SHUFFLE="never", CCC_KEEP="1000")
-    always = first_image(kinds, ["200"], os.path.join(top, "kinds-always"),
-                         CCC_SHUFFLE="always", CCC_KEEP="1000")
-    if auto and never and always:
-        check(heap_codec(auto) == "zstd+per-block",
-              "two kinds: heap stored as zstd+per-block (%s)" %
-              heap_codec(auto))
-        a, n = os.path.getsize(auto), os.path.getsize(never)
-        w = os.path.getsize(always)
-        check(a * 4 <= n * 3 and a < w, "two kinds image %d bytes: at most "
-              "3/4 of %d (never), smaller than %d (shuffle8)" % (a, n, w))
-        v = subprocess.run([ckpt, "verify", auto], capture_output=True)
-        check(v.returncode == 0, "per-block image verifies")
-        ok, out = restart_same(kinds, ["200"], os.path.dirname(auto))
-        check(ok, "restart from the per-block image: same result (%s)" % out)
+    three_ways("two kinds", kinds, ["200"], ("zstd+per-block",), 4 / 3,
+               CCC_KEEP="1000")
     rnd = first_image(random_words, ["300"], os.path.join(top, "random"))
     if rnd:
         check(heap_codec(rnd) == "zstd",
