@@ -224,6 +224,18 @@ uint32_t CodecTrials::best(uint32_t Which) const {
   return B && Sum[B] * 20 < Sum[0] * 19 ? Candidate[B] : CodecZstd;
 }
 
+uint32_t CodecTrials::betterThan(uint32_t Than, uint32_t Which) const {
+  uint32_t B = best(Which);
+  size_t SumB = 0, SumThan = 0;
+  for (size_t K = 0; K < NCandidates; ++K)
+    for (size_t I = 0; I < NSamples; ++I)
+      if (Which >> I & 1) {
+        SumB += Candidate[K] == B ? Bytes[I][K] : 0;
+        SumThan += Candidate[K] == Than ? Bytes[I][K] : 0;
+      }
+  return SumB * 20 < SumThan * 19 ? B : Than;
+}
+
 uint32_t chooseCodec(const void *const *Samples, size_t Count, size_t Len,
                      int Level, bool AllTransforms) {
   CodecTrials T;

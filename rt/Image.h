@@ -163,6 +163,9 @@ struct CodecTrials {
   // The candidate smallest over the samples whose bit is set in Which, if
   // at least 5 % smaller than plain, else plain; plain for no samples.
   uint32_t best(uint32_t Which) const;
+  // The same, but Than unless the best is at least 5 % smaller than Than
+  // (a candidate) on those samples.
+  uint32_t betterThan(uint32_t Than, uint32_t Which) const;
   uint32_t bestOfAll() const { return best((1u << NSamples) - 1); }
 };
 // CodecTrials' choice over all the samples.

@@ -307,8 +307,12 @@ int64_t globalsCodec(const ChunkTable *Prev) {
 // The heap's codec, or -1 for no samples. Large heap blocks (arrays) may
 // hold data of different kinds (a smooth field, a source term that
 // repeats): each one holding samples gets the codec its own samples
-// measure best, and the rest of the heap the codec of the other samples;
-// if they differ, the heap is coded per block (CodecZstdPerBlock).
+// measure best, and the rest of the heap (small blocks, allocator pages)
+// the codec of the other samples, if at least 5 % smaller on them than the
+// whole heap's (a few samples of an array may miss what the others see:
+// zeros code alike under every codec); large blocks without samples, the
+// whole heap's. If they differ, the heap is coded per block
+// (CodecZstdPerBlock); with more large blocks than the table holds, not.
 int64_t heapCodec(const ChunkTable *Prev) {
   Sampler S;
   S.Prev = Prev;
@@ -326,8 +330,9 @@ int64_t heapCodec(const ChunkTable *Prev) {
   struct Regions {
     const Sampler &S;
     const CodecTrials &T;
-    uint32_t Outside;
-  } R = {S, T, uint32_t((1u << T.NSamples) - 1)};
+    uint32_t C, Outside;
+    bool Overflow;
+  } R = {S, T, uint32_t(C), uint32_t((1u << T.NSamples) - 1), false};
   RT.NHeapRegions = 0;
   heapForEachPlacedBlock(
       [](uintptr_t A, size_t L, uintptr_t, void *Ctx) {
@@ -337,18 +342,26 @@ int64_t heapCodec(const ChunkTable *Prev) {
           auto P = reinterpret_cast<uintptr_t>(R->S.P[I]);
           In |= uint32_t(P >= A && P - A < L) << I;
         }
-        if (!In || RT.NHeapRegions == RT.kMaxCodecRegions)
+        if (RT.NHeapRegions == RT.kMaxCodecRegions) {
+          R->Overflow = true;
           return;
+        }
+        // A large block with no samples (none of its chunks changed, or
+        // too few samples to reach it) keeps the whole heap's codec.
         R->Outside &= ~In;
-        RT.HeapRegions[RT.NHeapRegions++] = {A, A + L, R->T.best(In)};
+        RT.HeapRegions[RT.NHeapRegions++] = {
+            A, A + L, In ? R->T.betterThan(R->C, In) : R->C};
       },
       &R);
-  RT.HeapDefault = R.Outside ? T.best(R.Outside) : uint32_t(C);
+  if (R.Overflow) {
+    RT.NHeapRegions = 0;
+    return C;
+  }
+  RT.HeapDefault =
+      R.Outside ? T.betterThan(uint32_t(C), R.Outside) : uint32_t(C);
   for (size_t I = 0; I < RT.NHeapRegions; ++I)
     if (RT.HeapRegions[I].Codec != RT.HeapDefault) {
-      CCC_DEBUG("heap coded per block: %zu large blocks with codecs of "
-                "their own",
-                RT.NHeapRegions);
+      CCC_DEBUG("heap coded per block (%zu large blocks)", RT.NHeapRegions);
       return CodecZstdPerBlock;
     }
   return RT.HeapDefault;
