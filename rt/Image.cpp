@@ -608,6 +608,7 @@ bool ImageReader::streamData(const SectionEntry &S, void *Dst, uint64_t Len) {
       if (!(C = tagCodec(Tag)))
         return fail("%s section: corrupt block codec tag %u",
                     sectionName(S.Type), Tag);
+      ++TagCount[Tag];
     }
     if (C == CodecZstd) {
       if (!stream(S, D + Off, N))

@@ -106,6 +106,8 @@ public:
   // Reads every section into scratch memory and checks every checksum.
   bool verifyAll();
   const char *error() const { return Err; }
+  // Blocks of CodecZstdPerBlock sections read so far, per tag (blockTag).
+  uint64_t blocksTagged(uint8_t Tag) const { return TagCount[Tag]; }
 
 private:
   bool fail(const char *Fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -124,6 +126,7 @@ private:
   unsigned char *InBuf = nullptr;
   size_t InCap = 0, InPos = 0, InLen = 0;
   unsigned char *ShufBuf = nullptr; // kShuffleBlock bytes
+  uint64_t TagCount[256] = {0};
   char Err[512] = {0};
 };
 

@@ -5,7 +5,8 @@
 //                        where the bytes go: globals by name, heap left out
 //                        by allocation, stack frames by function
 //   ckpt verify IMAGE    reads every section and checks every checksum, and
-//                        the chunks it refers to in older images
+//                        the chunks it refers to in older images; counts
+//                        the blocks of a per-block section per codec
 //   ckpt diff A B        which chunks of memory changed between two images
 //   ckpt config          the environment variables ccc reads, with defaults
 //
@@ -530,6 +531,17 @@ static int cmdVerify(const char *Path) {
     return 1;
   }
   const ImageHeader &H = R.header();
+  // How a per-block section's blocks were coded (CodecZstdPerBlock).
+  for (uint32_t I = 0; I < H.SectionCount; ++I)
+    if (H.Sections[I].Codec == CodecZstdPerBlock) {
+      printf("%s: blocks of %llu bytes coded", sectionName(H.Sections[I].Type),
+             (unsigned long long)kShuffleBlock);
+      for (unsigned Tag = 0; Tag < 256; ++Tag)
+        if (uint64_t N = R.blocksTagged(uint8_t(Tag)))
+          printf(" %llu %s", (unsigned long long)N,
+                 codecName(tagCodec(uint8_t(Tag))));
+      printf("\n");
+    }
   ChunkTable T;
   const SectionEntry *SC = R.find(SecChunks);
   if (!SC || !T.load(R, *SC)) {

@@ -2,7 +2,7 @@
 """The heap section's codec is chosen by measurement and recorded.
 
 usage: codec_choice_test.py DOUBLES_PROGRAM RANDOM_PROGRAM CKPT MIXED_PROGRAM
-                           RECORDS_PROGRAM KINDS_PROGRAM
+                           RECORDS_PROGRAM KINDS_PROGRAM ARRAYS_PROGRAM
 
 DOUBLES_PROGRAM (large_state: 160 MiB of sin() doubles) must get
 zstd+diff8+shuffle8 (a smooth field: neighbours differ in low bits; for the
@@ -20,8 +20,12 @@ smaller than zstd+shuffle8 (which only the records' shuffle reaches), and a rest
 it must give the uninterrupted result. KINDS_PROGRAM (field_beside_table: a
 smooth field and a table of 16 values, 8 MiB each) must get zstd+per-block
 in its full image, at most 3/4 of the image with plain zstd (the best single
-codec there) and smaller than with zstd+shuffle8, verify, and restart with
-the uninterrupted result.
+codec there) and smaller than with zstd+shuffle8, verify (ckpt verify
+counting blocks of both codecs), and restart with the uninterrupted result.
+ARRAYS_PROGRAM (arrays_among_tables: a 16 MiB smooth field and four 272 KiB
+smooth arrays among 2 MiB of small tables) must code every array block
+under differences+shuffle, the ones its samples missed too (272 blocks or
+more), and the tables plain (32 blocks or more).
 """
 import glob
 import os
@@ -31,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 
-doubles, random_words, ckpt, mixed, records, kinds = sys.argv[1:7]
+doubles, random_words, ckpt, mixed, records, kinds, arrays = sys.argv[1:8]
 failures = []
 
 
@@ -61,6 +65,15 @@ def restart_same(prog, args, d):
                            timeout=300, env=dict(os.environ, CCC_DISABLE="1"))
     return (again.returncode == 0 and again.stdout == plain.stdout and
             plain.stdout.strip() != "", again.stdout.strip())
+
+
+def blocks_per_codec(img):
+    """ckpt verify's count of a per-block heap's blocks, per codec."""
+    out = subprocess.run([ckpt, "verify", img], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"^heap: blocks of \d+ bytes coded (.*)$", out, re.M)
+    pairs = re.findall(r"(\d+) (\S+)", m.group(1)) if m else []
+    return {codec: int(n) for n, codec in pairs}
 
 
 def heap_codec(img):
@@ -118,6 +131,23 @@ try:
     # Every image kept: the first is the full one.
     three_ways("two kinds", kinds, ["200"], ("zstd+per-block",), 4 / 3,
                CCC_KEEP="1000")
+    img = first_image(kinds, ["200"], os.path.join(top, "kinds-blocks"),
+                      CCC_KEEP="1000")
+    if img:
+        b = blocks_per_codec(img)
+        check(b.get("zstd", 0) >= 128 and
+              b.get("zstd+diff8+shuffle8", 0) >= 128,
+              "two kinds: the table's 128 blocks plain, the field's 128 "
+              "under differences+shuffle (%s)" % b)
+    img = first_image(arrays, ["60"], os.path.join(top, "arrays"),
+                      CCC_KEEP="1000")
+    if img:
+        b = blocks_per_codec(img)
+        check(b.get("zstd+diff8+shuffle8", 0) >= 272 and
+              b.get("zstd", 0) >= 32,
+              "arrays among tables: 272 array blocks under "
+              "differences+shuffle, sampled or not, 32 table blocks plain "
+              "(%s)" % b)
     rnd = first_image(random_words, ["300"], os.path.join(top, "random"))
     if rnd:
         check(heap_codec(rnd) == "zstd",
