@@ -107,7 +107,6 @@ PreservedAnalyses ccc::FrameLivenessPass::run(Function &F,
   if (T.getArch() != Triple::x86_64 || !T.isOSBinFormatELF() ||
       F.callsFunctionThatReturnsTwice())
     return PreservedAnalyses::all();
-  const DataLayout &DataL = F.getParent()->getDataLayout();
   auto &TLI = FAM.getResult<TargetLibraryAnalysis>(F);
   SmallVector<AllocaInst *, 4> Locals;
   SmallVector<CallInst *, 4> Calls;
@@ -116,10 +115,8 @@ PreservedAnalyses ccc::FrameLivenessPass::run(Function &F,
       // A dynamic alloca moves the stack pointer: no offsets then.
       if (!AI->isStaticAlloca())
         return PreservedAnalyses::all();
-      std::optional<TypeSize> Bytes = AI->getAllocationSize(DataL);
-      if (Bytes && !Bytes->isScalable() &&
-          Bytes->getFixedValue() >= kMinDeadLocal &&
-          Bytes->getFixedValue() <= UINT32_MAX && AI->getAlign() <= 16)
+      uint64_t Bytes = largeLocalBytes(*AI);
+      if (Bytes && Bytes <= UINT32_MAX && AI->getAlign() <= 16)
         Locals.push_back(AI);
     } else if (auto *CI = dyn_cast<CallInst>(&I)) {
       if (CI->getCalledFunction() &&
@@ -136,15 +133,13 @@ PreservedAnalyses ccc::FrameLivenessPass::run(Function &F,
   auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
   auto &LI = FAM.getResult<LoopAnalysis>(F);
   auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
-  Type *I64 = Type::getInt64Ty(F.getContext());
   MapVector<CallInst *, SmallVector<unsigned, 2>> DeadAfter;
   SmallVector<AllocaInst *, 4> Marked;
   for (AllocaInst *V : Locals) {
     ObjectAccesses A;
     if (!collectAccesses(V, A))
       continue;
-    const SCEV *Bytes =
-        SE.getConstant(I64, V->getAllocationSize(DataL)->getFixedValue());
+    const SCEV *Bytes = localBytesSCEV(*V, SE);
     auto NoSite = [](const CallBase &) { return false; };
     OverwriteFlow Flow(F, *V, Bytes, A, NoSite, /*NestMayHoldSites=*/true, DT,
                        LI, SE);

@@ -202,16 +202,11 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
     return PreservedAnalyses::all();
   SmallVector<CallInst *, 4> Sites, Allocs;
   SmallVector<AllocaInst *, 4> Locals;
-  const DataLayout &DataL = F.getParent()->getDataLayout();
   for (Instruction &I : instructions(F)) {
     if (isSlowPath(I))
       Sites.push_back(cast<CallInst>(&I));
     else if (auto *AI = dyn_cast<AllocaInst>(&I)) {
-      // Locals of a page or more: smaller ones are not worth a slot of the
-      // runtime's table (kMaxDeadAtSite).
-      std::optional<TypeSize> Bytes = AI->getAllocationSize(DataL);
-      if (AI->isStaticAlloca() && Bytes && !Bytes->isScalable() &&
-          Bytes->getFixedValue() >= kMinDeadLocal)
+      if (largeLocalBytes(*AI))
         Locals.push_back(AI);
     } else if (auto *CI = dyn_cast<CallInst>(&I))
       if (const Function *Callee = CI->getCalledFunction())
@@ -311,8 +306,7 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
     ObjectAccesses A;
     if (!collectAccesses(V, A))
       continue;
-    const SCEV *Bytes =
-        SE.getConstant(I64, V->getAllocationSize(DataL)->getFixedValue());
+    const SCEV *Bytes = localBytesSCEV(*V, SE);
     std::string Where = localPlace(*V);
     FindDead(
         *V, Bytes, A, /*NewObject=*/nullptr,

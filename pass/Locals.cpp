@@ -3,6 +3,7 @@
 
 #include "ccc/abi.h"
 
+#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -13,6 +14,20 @@
 using namespace llvm;
 
 namespace ccc {
+uint64_t largeLocalBytes(const AllocaInst &V) {
+  std::optional<TypeSize> Bytes = V.getAllocationSize(V.getDataLayout());
+  return V.isStaticAlloca() && Bytes && !Bytes->isScalable() &&
+                 Bytes->getFixedValue() >= kMinDeadLocal
+             ? Bytes->getFixedValue()
+             : 0;
+}
+
+const SCEV *localBytesSCEV(const AllocaInst &V, ScalarEvolution &SE) {
+  return SE.getConstant(
+      Type::getInt64Ty(V.getContext()),
+      V.getAllocationSize(V.getDataLayout())->getFixedValue());
+}
+
 std::string localPlace(AllocaInst &V) {
   std::string S;
   raw_string_ostream OS(S);

@@ -13,11 +13,20 @@
 namespace llvm {
 class AllocaInst;
 class Instruction;
+class SCEV;
+class ScalarEvolution;
 } // namespace llvm
 
 namespace ccc {
-// The smallest local worth leaving out of an image (bytes).
+// The smallest local worth leaving out of an image (bytes): smaller ones
+// are not worth a slot of the runtime's table (kMaxDeadAtSite).
 constexpr uint64_t kMinDeadLocal = 4096;
+
+// The bytes of a static local of kMinDeadLocal bytes or more, else 0.
+uint64_t largeLocalBytes(const llvm::AllocaInst &V);
+// Those bytes as an i64 expression.
+const llvm::SCEV *localBytesSCEV(const llvm::AllocaInst &V,
+                                 llvm::ScalarEvolution &SE);
 
 // "VAR in function" of a local (its IR name or, without debug information
 // and names, its bytes), for `ckpt info`.

@@ -131,7 +131,10 @@ entry:
   ret void
 }
 
-; A dynamic alloca moves the stack pointer.
+; A dynamic alloca moves the stack pointer: neither pass marks anything.
+; MARK-LABEL: define void @dynamic_alloca(
+; MARK-NOT:   !ccc.dead.after
+; MARK:       ret void
 ; CHECK-LABEL: define void @dynamic_alloca(
 ; CHECK-NOT:   asm sideeffect
 ; CHECK:       ret void

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "HeapRegion.h"
 #include "LibcHeap.h"
+#include "unit_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -17,15 +18,6 @@
 #include <vector>
 
 using namespace ccc;
-
-static int Failures;
-#define CHECK(C)                                                               \
-  do {                                                                         \
-    if (!(C)) {                                                                \
-      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #C);             \
-      ++Failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 static uint64_t Rng = 12345;
 static uint64_t rnd() {
@@ -53,7 +45,9 @@ template <typename T> struct LibcAlloc {
   using value_type = T;
   LibcAlloc() = default;
   template <typename U> LibcAlloc(const LibcAlloc<U> &) {}
-  T *allocate(size_t N) { return static_cast<T *>(__libc_malloc(N * sizeof(T))); }
+  T *allocate(size_t N) {
+    return static_cast<T *>(__libc_malloc(N * sizeof(T)));
+  }
   void deallocate(T *P, size_t) { __libc_free(P); }
   bool operator==(const LibcAlloc &) const { return true; }
   bool operator!=(const LibcAlloc &) const { return false; }

@@ -6,12 +6,15 @@
 // of 8, of the record or of the transform block, and under the per-block
 // codec with regions of other codecs (one covering part of a range), reads
 // it back and compares the bytes; checks that the codec is recorded, that
-// an invalid
-// record size is refused, that version 2 images (before codecs 3 and 4)
-// are still read and that a newer version is refused with its number.
+// an invalid record size is refused, that a corrupt block tag is refused
+// by name, that version 2 images (before codecs 3 to 5) are still read and
+// that a newer version is refused with its number.
 //
 //===----------------------------------------------------------------------===//
 #include "Image.h"
+#include "unit_check.h"
+
+#include <zstd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -22,15 +25,6 @@
 #include <vector>
 
 using namespace ccc;
-
-static int Failures;
-#define CHECK(C)                                                               \
-  do {                                                                         \
-    if (!(C)) {                                                                \
-      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #C);             \
-      ++Failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 // Lengths around the 8-byte element and the 64 KiB block.
 static const uint64_t Lens[] = {1, 7, 8, 13, 65536, 65536 + 12, 3 * 65536 + 5};
@@ -61,6 +55,40 @@ static bool writeImage(const char *Path, uint32_t Codec,
     if (!W.addRange(R.Addr, R.Bytes.data(), R.Bytes.size()))
       return false;
   return W.endSection() && W.finish();
+}
+
+// Rewrites the heap section of the image at Path (its only section) with
+// the tag of the first block of its first range set to Tag: the bytes a
+// corrupt image could hold, behind a valid frame and header.
+static void setFirstBlockTag(const char *Path, uint8_t Tag) {
+  FILE *F = fopen(Path, "rb");
+  CHECK(F && fseek(F, 0, SEEK_END) == 0);
+  std::vector<unsigned char> File(ftell(F));
+  rewind(F);
+  CHECK(fread(File.data(), 1, File.size(), F) == File.size());
+  fclose(F);
+  ImageHeader H;
+  memcpy(&H, File.data(), sizeof(H));
+  SectionEntry &S = H.Sections[0];
+  CHECK(H.SectionCount == 1 && S.Codec == CodecZstdPerBlock &&
+        S.Offset + S.StoredSize == File.size());
+  std::vector<unsigned char> Raw(S.RawSize);
+  size_t N = ZSTD_decompress(Raw.data(), Raw.size(), File.data() + S.Offset,
+                             S.StoredSize);
+  CHECK(N == Raw.size());
+  Raw[sizeof(RangeHeader)] = Tag;
+  std::vector<unsigned char> Z(ZSTD_compressBound(Raw.size()));
+  size_t ZN = ZSTD_compress(Z.data(), Z.size(), Raw.data(), Raw.size(), 3);
+  CHECK(!ZSTD_isError(ZN));
+  File.resize(S.Offset);
+  File.insert(File.end(), Z.begin(), Z.begin() + ZN);
+  S.StoredSize = ZN;
+  H.FileSize = File.size();
+  H.HeaderChecksum = headerChecksum(H);
+  memcpy(File.data(), &H, sizeof(H));
+  F = fopen(Path, "wb");
+  CHECK(F && fwrite(File.data(), 1, File.size(), F) == File.size());
+  fclose(F);
 }
 
 // Sets the header's format version (and its checksum) in place.
@@ -132,6 +160,21 @@ int main() {
     for (Range &R : Ranges)
       Raw += 16 + R.Bytes.size() + (R.Bytes.size() + 65535) / 65536;
     CHECK(S && S->RawSize == Raw);
+  }
+  // A block tag naming no codec (3..15) is refused by name; rewritten to a
+  // valid one (1, shuffle8, which the range of 1 byte does not change), the
+  // same image reads back.
+  for (uint8_t Tag : {uint8_t(7), uint8_t(1)}) {
+    CHECK(writeImage(Path, CodecZstdPerBlock, Ranges, Regions,
+                     CodecZstdShuffle8));
+    setFirstBlockTag(Path, Tag);
+    ImageReader Rd;
+    CHECK(Rd.open(Path));
+    const SectionEntry *S = Rd.find(SecHeap);
+    bool Read = S && Rd.readRanges(*S, sink, &Ranges);
+    CHECK(Read == (Tag == 1));
+    if (Tag == 7)
+      CHECK(strstr(Rd.error(), "heap section: corrupt block codec tag 7"));
   }
   for (uint32_t C : Codecs)
     CHECK(tagCodec(blockTag(C)) == C);
