@@ -49,6 +49,14 @@ struct HeapLivenessPass : llvm::PassInfoMixin<HeapLivenessPass> {
                               llvm::FunctionAnalysisManager &FAM);
 };
 
+// ccc-descriptor-liveness (a module pass, at OptimizerEarly): marks flang
+// allocatables dead at a site for that site's image, named by their
+// descriptors (DescriptorLiveness.cpp).
+struct DescriptorLivenessPass : llvm::PassInfoMixin<DescriptorLivenessPass> {
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
+};
+
 // ccc-frame-liveness (a function pass, with ccc-heap-liveness): marks the
 // locals a call that may reach a site leaves dead in its caller's frame
 // (FrameLiveness.cpp), as metadata that ccc-frame-table (a module pass, at

@@ -69,7 +69,8 @@ static bool isLeafCallTaking(const CallBase &CB, const Value *V) {
   return true;
 }
 
-// A blocking MPI call (C binding) that gets V as a buffer: MPI uses the
+// A blocking MPI call (C binding, or the Fortran one: mpi_send_) that gets
+// V as a buffer: MPI uses the
 // buffer during the call only (the standard lets a program reuse or free it
 // once the call returns) and a call never checkpoints, so like a leaf call
 // it is an access of the object, counted as a read (a receive writes, but
@@ -87,7 +88,11 @@ static bool isBlockingMPICallTaking(const CallBase &CB, const Value *V) {
       "MPI_Alltoallv", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
       "MPI_Scan", "MPI_Exscan"};
   // clang-format on
-  return llvm::is_contained(Blocking, Callee->getName());
+  StringRef N = Callee->getName();
+  if (N.starts_with("mpi_") && N.ends_with("_"))
+    N = N.drop_back();
+  return llvm::any_of(Blocking,
+                      [&](const char *B) { return N.equals_insensitive(B); });
 }
 
 // Collectives that write their whole receive buffer and do not read it
@@ -323,10 +328,11 @@ OverwriteFlow::OverwriteFlow(Function &F, const Value &Base, const SCEV *Size,
                              const ObjectAccesses &A,
                              function_ref<bool(const CallBase &)> IsSite,
                              bool NestMayHoldSites, DominatorTree &DT,
-                             LoopInfo &LI, ScalarEvolution &SE)
+                             LoopInfo &LI, ScalarEvolution &SE,
+                             bool RangeFixedInNest)
     : F(F), Base(Base), Size(Size), A(A), IsSite(IsSite),
-      NestMayHoldSites(NestMayHoldSites), DL(F.getParent()->getDataLayout()),
-      DT(DT), LI(LI), SE(SE) {
+      NestMayHoldSites(NestMayHoldSites), RangeFixedInNest(RangeFixedInNest),
+      DL(F.getParent()->getDataLayout()), DT(DT), LI(LI), SE(SE) {
   if (Size)
     this->Size = toI64(Size);
   findKills();
@@ -468,12 +474,15 @@ struct Dim {
 // The bytes a nest with these loops writes from its lowest address when
 // its blocks tile a range: some loop moves the block by its own width, the
 // next the result by its width, and so on, in any order of nesting (a
-// transpose writes with its innermost loop striding). When no loop is left
-// that provably fits and Checks is given, the last loop's stride may be
-// assumed to fit (a pair in Checks). Null otherwise.
+// transpose writes with its innermost loop striding). When no loop left
+// provably fits and Checks is given, the last loop's stride may be assumed
+// to fit (a pair in Checks); with Many, the innermost one's whenever none
+// fits (a 3-D grid whose extents are read from a flang descriptor gets
+// two). Null otherwise.
 static const SCEV *coverage(const SCEV *Block, ArrayRef<Dim> Dims,
                             ScalarEvolution &SE,
-                            SmallVectorImpl<SCEVPair> *Checks) {
+                            SmallVectorImpl<SCEVPair> *Checks,
+                            bool Many = false) {
   SmallVector<Dim, 4> Left(Dims.begin(), Dims.end());
   const SCEV *Width = Block;
   while (!Left.empty()) {
@@ -481,7 +490,7 @@ static const SCEV *coverage(const SCEV *Block, ArrayRef<Dim> Dims,
       return SE.getMinusSCEV(D.Stride, Width)->isZero();
     });
     if (It == Left.end()) {
-      if (!Checks || Left.size() != 1)
+      if (!Checks || (Left.size() != 1 && !Many))
         return nullptr;
       // A check that cannot hold (constant strides that do not chain: rows
       // with ghost cells between them) leaves nothing to check.
@@ -548,13 +557,13 @@ Loop *OverwriteFlow::nestCovering(Loop *L, ArrayRef<Instruction *> Writes) {
       // Width fixed outside it.
       const SCEV *Off =
           SE.getMinusSCEV(Cur, SE.getSCEV(const_cast<Value *>(&Base)));
-      if (isa<SCEVCouldNotCompute>(Off) || !fixedOutsideLoops(Off))
+      if (isa<SCEVCouldNotCompute>(Off) || !fixedFor(Off, L))
         continue;
       KillRange R{toI64(Off), nullptr, {}};
-      R.Width = coverage(Block, Dims, SE, &R.Checks);
-      if (!R.Width || !fixedOutsideLoops(R.Width) ||
+      R.Width = coverage(Block, Dims, SE, &R.Checks, RangeFixedInNest);
+      if (!R.Width || !fixedFor(R.Width, L) ||
           !llvm::all_of(R.Checks, [&](const SCEVPair &C) {
-            return fixedOutsideLoops(C.first) && fixedOutsideLoops(C.second);
+            return fixedFor(C.first, L) && fixedFor(C.second, L);
           }))
         return nullptr;
       KillRanges.push_back(std::move(R));
@@ -671,6 +680,18 @@ bool OverwriteFlow::fixedOutsideLoops(const SCEV *S) const {
     auto *U = dyn_cast<SCEVUnknown>(X);
     auto *I = U ? dyn_cast<Instruction>(U->getValue()) : nullptr;
     return I && LI.getLoopFor(I->getParent());
+  });
+}
+
+bool OverwriteFlow::fixedFor(const SCEV *S, const Loop *L) const {
+  if (!RangeFixedInNest)
+    return fixedOutsideLoops(S);
+  return !SCEVExprContains(S, [&](const SCEV *X) {
+    if (isa<SCEVAddRecExpr>(X))
+      return true;
+    auto *U = dyn_cast<SCEVUnknown>(X);
+    auto *I = U ? dyn_cast<Instruction>(U->getValue()) : nullptr;
+    return I && L->contains(I);
   });
 }
 

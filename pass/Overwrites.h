@@ -81,11 +81,16 @@ public:
   // for which IsSite holds may take a checkpoint; NestMayHoldSites says whether
   // a loop nest that overwrites the object may contain such calls and still
   // count as an overwrite.
+  // With RangeFixedInNest, a range need only be fixed while its nest runs
+  // (its values may be defined in an outer loop), and more than one stride
+  // may be checked at run time: for a caller that recomputes the range at
+  // the site and proves its values unchanged up to the nest.
   OverwriteFlow(llvm::Function &F, const llvm::Value &Base,
                 const llvm::SCEV *Size, const ObjectAccesses &A,
                 llvm::function_ref<bool(const llvm::CallBase &)> IsSite,
                 bool NestMayHoldSites, llvm::DominatorTree &DT,
-                llvm::LoopInfo &LI, llvm::ScalarEvolution &SE);
+                llvm::LoopInfo &LI, llvm::ScalarEvolution &SE,
+                bool RangeFixedInNest = false);
 
   // Whether every path from From (the first instruction of a block or the
   // one after a call; for a terminator, its successors) reaches a whole
@@ -121,6 +126,7 @@ private:
   const ObjectAccesses &A;
   llvm::function_ref<bool(const llvm::CallBase &)> IsSite;
   bool NestMayHoldSites;
+  bool RangeFixedInNest;
   const llvm::DataLayout &DL;
   llvm::DominatorTree &DT;
   llvm::LoopInfo &LI;
@@ -156,6 +162,8 @@ private:
   void findKills();
   bool stableAt(const llvm::Value *V, const llvm::Instruction *Anchor) const;
   bool fixedOutsideLoops(const llvm::SCEV *S) const;
+  // The same, or with RangeFixedInNest fixed while nest L runs.
+  bool fixedFor(const llvm::SCEV *S, const llvm::Loop *L) const;
 };
 
 } // namespace ccc

@@ -5,9 +5,11 @@
 // so that the optimizer never sees the records take the globals' addresses:
 // registered at the start, every global escaped and the demo's hot loop
 // ran 6.6 % more instructions, bench/overhead; heap liveness before the
-// loop vectorizer, which would split the loops it reads) or with
+// loop vectorizer, which would split the loops it reads; the allocatables'
+// descriptors at OptimizerEarly, before the vectorizer too) or with
 // `opt -load-pass-plugin=libccc.so -passes=ccc` (also ccc-entry, ccc-heap,
 // ccc-globals, ccc-sites, ccc-mpi-facts, ccc-heap-liveness,
+// ccc-descriptor-liveness,
 // ccc-frame-liveness, ccc-frame-table one by one, for tests). The frame
 // table at OptimizerLast too: it takes the addresses of the locals it
 // describes.
@@ -37,6 +39,10 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   MPM.addPass(ccc::CheckpointSitesPass());
                   MPM.addPass(ccc::MPIFactsPass());
                 });
+            PB.registerOptimizerEarlyEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel) {
+                  MPM.addPass(ccc::DescriptorLivenessPass());
+                });
             PB.registerVectorizerStartEPCallback(
                 [](FunctionPassManager &FPM, OptimizationLevel) {
                   FPM.addPass(ccc::HeapLivenessPass());
@@ -64,6 +70,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                     MPM.addPass(ccc::FrameTablePass());
                   else if (Name == "ccc-mpi-facts")
                     MPM.addPass(ccc::MPIFactsPass());
+                  else if (Name == "ccc-descriptor-liveness")
+                    MPM.addPass(ccc::DescriptorLivenessPass());
                   else
                     return false;
                   return true;

@@ -77,15 +77,16 @@ def build_fortran(src, plain, ccc, prefix, env, work):
     mods = os.path.join(prefix, "include", "ccc", "fortran", "openmpi")
     subprocess.run(["clang-19", "-O2", "-DBENCH_PLAIN", "-I", SIZE, "-c",
                     "-o", plain + ".o", helper], check=True)
-    subprocess.run(["mpifort.openmpi", "-O2", "-I" + mods, "-Wl,--as-needed",
-                    "-J", work, "-o", plain, src, plain + ".o"], check=True,
+    subprocess.run(["mpifort.openmpi", "-O2", "-cpp", "-DBENCH_PLAIN",
+                    "-I" + mods, "-Wl,--as-needed", "-J", work, "-o", plain,
+                    src, plain + ".o"], check=True,
                    env=dict(env, OMPI_FC="flang-new-19"))
     subprocess.run([os.path.join(prefix, "bin", "ckpt-cc"), "--mpi=openmpi",
                     "-O2", "-I", SIZE, "-c", "-o", ccc + ".o", helper],
                    check=True, env=env)
     subprocess.run([os.path.join(prefix, "bin", "ckpt-fc"), "--mpi=openmpi",
-                    "-O2", "-J", work, "-o", ccc, src, ccc + ".o"], check=True,
-                   env=env)
+                    "-O2", "-cpp", "-J", work, "-o", ccc, src, ccc + ".o"],
+                   check=True, env=env)
 
 
 def geomean(xs):

@@ -136,22 +136,32 @@ static inline void bench_write_live(const char *Path, double OracleBytes) {
 }
 #endif
 
-static void bench_site_at(long Step, int Rank, double OracleBytes) {
-  static long At = -2, Incr;
-  static const char *Dir;
-  if (At == -2) {
-    const char *A = getenv("BENCH_AT"), *I = getenv("BENCH_INCR");
-    At = A ? atol(A) : -1;
-    Incr = I ? atol(I) : 0;
-    Dir = getenv("BENCH_SIZE_DIR");
-  }
-  if (At < 0 || Step < At || Step > At + Incr) {
-    ccc_checkpoint();
+// BENCH_AT, BENCH_INCR and BENCH_SIZE_DIR, read once.
+static long BenchAt = -2, BenchIncr;
+static const char *BenchDir;
+static void bench_read_env(void) {
+  if (BenchAt != -2)
     return;
-  }
-  ccc_checkpoint_force();
-  if (!Dir)
+  const char *A = getenv("BENCH_AT"), *I = getenv("BENCH_INCR");
+  BenchAt = A ? atol(A) : -1;
+  BenchIncr = I ? atol(I) : 0;
+  BenchDir = getenv("BENCH_SIZE_DIR");
+}
+
+// Whether the site of step Step forces a checkpoint: the moment and the
+// BENCH_INCR steps after it.
+static int bench_forced(long Step) {
+  bench_read_env();
+  return BenchAt >= 0 && Step >= BenchAt && Step <= BenchAt + BenchIncr;
+}
+
+// Right after the site of step Step: at the moment, the live bytes and the
+// handshake with run.py; one step on, the live bytes again.
+static void bench_after_site(long Step, int Rank, double OracleBytes) {
+  if (!bench_forced(Step) || !BenchDir)
     return;
+  const char *Dir = BenchDir;
+  long At = BenchAt;
   char P[4096], T[4096];
   if (Step == At + 1) { // the same arrays one step on: what changed
     snprintf(P, sizeof(P), "%s/live.%d.next", Dir, Rank);
@@ -177,7 +187,11 @@ static void bench_site_at(long Step, int Rank, double OracleBytes) {
 }
 
 static void bench_site(long Step, int Rank, double OracleBytes) {
-  bench_site_at(Step, Rank, OracleBytes);
+  if (bench_forced(Step))
+    ccc_checkpoint_force();
+  else
+    ccc_checkpoint();
+  bench_after_site(Step, Rank, OracleBytes);
   bench_forget_live();
 }
 #endif

@@ -1,17 +1,25 @@
 // moment_f.c - moment.h for the Fortran kernels (bench/size): the same
 // measurement moment and noise, with C names a Fortran interface can bind
-// to (bind(c)). Compiled with ckpt-cc in the ccc build, so the site is a
-// ccc site here, in the step's callee; with -DBENCH_PLAIN in the plain build.
+// to (bind(c)). Compiled with ckpt-cc in the ccc build, with -DBENCH_PLAIN
+// in the plain build.
 //
-// Putting the site here rather than in the Fortran loop changes nothing in
-// the images: the pass's heap liveness proves no flang allocatable dead
-// even with the site in the Fortran routine that allocates it (tried on a
-// local scratch array overwritten whole every step), and for the globals'
-// liveness a call of an external function may reach a site.
+// The site itself is in the Fortran kernel (`call ccc_checkpoint()` or
+// `call ccc_checkpoint_force()` as bench_forced_f says, then
+// bench_after_site_f), where a real code would have it: the pass proves
+// allocatables dead only at a site in the code that uses them.
 #include "moment.h"
 
-void bench_site_f(long Step, int Rank, double OracleBytes) {
-  bench_site(Step, Rank, OracleBytes);
+#ifdef BENCH_PLAIN
+// The plain build's sites (Fortran's external names): nothing.
+void ccc_checkpoint_(void) {}
+void ccc_checkpoint_force_(void) {}
+#endif
+
+int bench_forced_f(long Step) { return bench_forced(Step); }
+
+void bench_after_site_f(long Step, int Rank, double OracleBytes) {
+  bench_after_site(Step, Rank, OracleBytes);
+  bench_forget_live();
 }
 
 // bench_exclude / bench_include of moment.h (P: the first element of a

@@ -20,9 +20,11 @@ of rank 0 at the measurement moment (moment.h: step 3):
                /proc/PID/smaps and /proc/PID/pagemap, read through
                /proc/PID/mem): raw, and after `zstd -1 -T0`
 
-Kernels in EXCLUDING (scratch no analysis proves dead) run the ccc build
-twice: as is (the pass's analysis alone) and with BENCH_EXCLUDE=1, where
-they promise that scratch with ccc_exclude (the row KERNEL+exclude). It
+Kernels in EXCLUDING (their authors promise scratch with ccc_exclude) run
+the ccc build twice: as is (the pass's analysis alone) and with
+BENCH_EXCLUDE=1, where they make the promises (the row KERNEL+exclude; a
+Fortran kernel from a build with -DBENCH_PROMISES, as the build without
+them holds no promise calls at all). It
 prints a table, the geometric means of the ratios the targets name (for
 the rows as users run them, and for the analysis alone), and
 writes size.svg, size.json and size.txt into the output directory.
@@ -51,9 +53,9 @@ HERE = os.path.join(TOP, "bench", "size")
 # Kernel: whether it holds read-only data (the incremental target's set).
 KERNELS = {"cg": True, "stencil": True, "zero_freed": False, "fft": True,
            "particles": False, "diffusion": True}
-# Kernels that promise, with ccc_exclude, scratch the pass cannot prove dead
-# (moment.h's bench_exclude, under BENCH_EXCLUDE=1): measured both ways, the
-# second as the row KERNEL+exclude.
+# Kernels that promise scratch with ccc_exclude (moment.h's bench_exclude,
+# under BENCH_EXCLUDE=1): measured both ways, the second as the row
+# KERNEL+exclude.
 EXCLUDING = {"particles", "diffusion"}
 AT, INCR = 3, 3
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -123,9 +125,11 @@ def dirty_dump(pid, out):
 
 def build(k, prefix, work):
     """Builds kernel k plain and with ccc into work; returns the two
-    executables. C kernels: mpicc.openmpi -DBENCH_PLAIN against ckpt-cc.
-    Fortran kernels (k.f90, with moment_f.c for moment.h): flang-new-19
-    for both builds (ckpt-fc is flang; Open MPI's mpifort would be gfortran,
+    executables and, for a Fortran kernel in EXCLUDING, a third: the ccc
+    build with the author's promises (-DBENCH_PROMISES; else None). C
+    kernels: mpicc.openmpi -DBENCH_PLAIN against ckpt-cc. Fortran kernels
+    (k.f90, preprocessed, with moment_f.c for moment.h): flang-new-19 for
+    all builds (ckpt-fc is flang; Open MPI's mpifort would be gfortran,
     another compiler), the plain one through Open MPI's mpifort with
     OMPI_FC, reading the mpi module ccc built for flang (flang cannot read
     gfortran's); --as-needed leaves out gfortran's module libraries, which
@@ -138,21 +142,26 @@ def build(k, prefix, work):
                         "-o", plain, src, "-lm"], check=True)
         subprocess.run([os.path.join(bin_, "ckpt-cc"), "--mpi=openmpi", "-O2",
                         "-I", HERE, "-o", cccb, src, "-lm"], check=True)
-        return plain, cccb
+        return plain, cccb, None
     src = os.path.join(HERE, k + ".f90")
     helper = os.path.join(HERE, "moment_f.c")
     mods = os.path.join(prefix, "include", "ccc", "fortran", "openmpi")
     po, co = plain + ".moment.o", cccb + ".moment.o"
     subprocess.run(["clang-19", "-O2", "-DBENCH_PLAIN", "-I", HERE, "-c",
                     "-o", po, helper], check=True)
-    subprocess.run(["mpifort.openmpi", "-O2", "-I" + mods, "-Wl,--as-needed",
-                    "-J", work, "-o", plain, src, po], check=True,
+    subprocess.run(["mpifort.openmpi", "-O2", "-cpp", "-DBENCH_PLAIN",
+                    "-I" + mods, "-Wl,--as-needed", "-J", work, "-o", plain,
+                    src, po], check=True,
                    env=dict(os.environ, OMPI_FC="flang-new-19"))
     subprocess.run([os.path.join(bin_, "ckpt-cc"), "--mpi=openmpi", "-O2",
                     "-I", HERE, "-c", "-o", co, helper], check=True)
-    subprocess.run([os.path.join(bin_, "ckpt-fc"), "--mpi=openmpi", "-O2",
-                    "-J", work, "-o", cccb, src, co], check=True)
-    return plain, cccb
+    promising = cccb + "+promises" if k in EXCLUDING else None
+    for exe, defs in ((cccb, []), (promising, ["-DBENCH_PROMISES"])):
+        if exe:
+            subprocess.run([os.path.join(bin_, "ckpt-fc"), "--mpi=openmpi",
+                            "-O2", "-cpp"] + defs + ["-J", work, "-o", exe,
+                                                     src, co], check=True)
+    return plain, cccb, promising
 
 
 def without_fortran(k, prefix):
@@ -468,14 +477,15 @@ def main():
             if why:  # the default set: the C kernels still run
                 print("%-12s skipped: %s" % (k, why), flush=True)
                 continue
-            plain, cccb = build(k, a.prefix, work)
+            plain, cccb, promising = build(k, a.prefix, work)
             sysimg = system_images(k, plain, mb, os.path.join(work, k + "-sys"),
                                    codecs)
             for exclude in (False, True) if k in EXCLUDING else (False,):
                 name = k + "+exclude" if exclude else k
                 r = {"kernel": name, "base": k, "exclude": exclude}
                 r.update(sysimg)
-                r.update(ccc_images(k, cccb, mb,
+                exe = promising if exclude and promising else cccb
+                r.update(ccc_images(k, exe, mb,
                                     os.path.join(work, name + "-ccc"), ckpt,
                                     exclude))
                 if r["output"] != r["plain_output"]:

@@ -1,0 +1,100 @@
+! ccc-descriptor-liveness on flang-new's own output: which module
+! allocatables the pass marks dead at the site (__ccc_dead_at_site, named
+! "array (module m)"). scratch is overwritten whole after the site before
+! any read, unew's interior (not its ghost cells: the range starts 8 bytes
+! in, 8 * n bytes) before move_alloc swaps it with u; hist is read first,
+! maybe overwritten on some paths only, passed's address goes to an
+! external procedure: those stay saved. The same with the overwrites
+! inlined into the program and left in their procedures, and nothing at
+! all when unseen code (an external call of the program's) runs first.
+! RUN: %flang -O2 -fpass-plugin=%plugin -S -emit-llvm %s -o - | FileCheck %s
+! RUN: %flang -O2 -mllvm -inline-threshold=-1000 -fpass-plugin=%plugin \
+! RUN:   -S -emit-llvm %s -o - | FileCheck %s
+! RUN: %flang -O2 -cpp -DUNSEEN -fpass-plugin=%plugin -S -emit-llvm %s -o - \
+! RUN:   | FileCheck %s --check-prefix=UNSEEN
+! CHECK-DAG: c"scratch (module m)\00"
+! CHECK-DAG: c"unew (module m)\00"
+! CHECK-NOT: c"hist (module m)\00"
+! CHECK-NOT: c"maybe (module m)\00"
+! CHECK-NOT: c"passed (module m)\00"
+! CHECK-NOT: c"u (module m)\00"
+! CHECK-LABEL: define void @_QQmain(
+! CHECK: %[[U:.*]] = load ptr, ptr @_QMmEunew
+! CHECK: %[[OK:.*]] = select i1 %{{.*}}, i64 {{0, i64 32768|32768, i64 0}}
+! CHECK: %[[AT:.*]] = getelementptr i8, ptr %[[U]], i64 %{{.*}}
+! CHECK: call void @__ccc_dead_at_site(ptr %[[AT]], i64 %[[OK]]
+! CHECK: call i32 @__ccc_checkpoint_slow(
+! UNSEEN-NOT: __ccc_dead_at_site(
+module m
+  implicit none
+  integer, parameter :: n = 4096
+  real(8), allocatable :: scratch(:), u(:), unew(:), hist(:), maybe(:)
+  real(8), allocatable :: passed(:)
+contains
+  subroutine setup()
+    allocate(scratch(n), u(0:n + 1), unew(0:n + 1), hist(n), maybe(n))
+    allocate(passed(n))
+    u = 1
+    unew = 1
+    hist = 0
+    maybe = 0
+    passed = 0
+  end subroutine
+
+  subroutine fill(s)
+    integer, intent(in) :: s
+    integer :: i
+    do i = 1, n
+      scratch(i) = i * s
+    end do
+  end subroutine
+
+  subroutine sweep()
+    integer :: i
+    do i = 1, n
+      unew(i) = 0.5d0 * (u(i - 1) + u(i + 1))
+    end do
+  end subroutine
+
+  subroutine refill(s)
+    integer, intent(in) :: s
+    integer :: i
+    if (mod(s, 2) == 0) then
+      do i = 1, n
+        maybe(i) = s
+      end do
+    end if
+  end subroutine
+end module
+
+program p
+  use m
+  implicit none
+  real(8), allocatable :: tmp(:)
+  integer :: s
+  real(8) :: t
+  interface
+    subroutine consume(a, k)
+      real(8) :: a(*)
+      integer :: k
+    end subroutine
+  end interface
+  call setup()
+  t = 0
+  do s = 1, 100
+    call ccc_checkpoint()
+#ifdef UNSEEN
+    call consume(hist, 0)
+#endif
+    t = t + hist(mod(s, n) + 1)
+    call fill(s)
+    call sweep()
+    call refill(s)
+    hist(mod(s, n) + 1) = scratch(s) + maybe(s) + unew(s)
+    call consume(passed, s)
+    call move_alloc(u, tmp)
+    call move_alloc(unew, u)
+    call move_alloc(tmp, unew)
+  end do
+  print *, t, u(1)
+end program
