@@ -330,6 +330,11 @@ private:
   };
 
   GlobalUses &usesOf(const GlobalVariable *G);
+  // Whether one of Gs may change through its address held elsewhere.
+  bool anyEscapes(const SmallPtrSetImpl<const GlobalVariable *> &Gs) {
+    return llvm::any_of(
+        Gs, [&](const GlobalVariable *G) { return usesOf(G).Escapes; });
+  }
   bool touches(const Function &F, const Descriptor &D,
                const SmallPtrSetImpl<const GlobalVariable *> &Gs,
                SmallPtrSetImpl<const Function *> &Seen);
@@ -485,6 +490,8 @@ const KillProof *Analysis::calleeKill(Function &F, Descriptor &D) {
     if (Gs.size() == Before)
       break;
   }
+  if (anyEscapes(Gs))
+    return nullptr;
   P->Globals.insert(Gs.begin(), Gs.end());
   CalleeKills[Key] = std::move(P);
   return CalleeKills[Key].get();
@@ -577,6 +584,8 @@ bool Analysis::deadAtSite(CallInst &Site, Descriptor &D) {
     for (const Instruction *K : Kills)
       Flow->addKill(K);
   }
+  if (anyEscapes(P.Globals))
+    return false;
   addStops(F, D, P.Globals, Kills, *A);
   if (!isProgramMain(F))
     for (BasicBlock &BB : F)
