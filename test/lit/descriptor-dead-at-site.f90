@@ -2,9 +2,10 @@
 ! allocatables the pass marks dead at the site (__ccc_dead_at_site, named
 ! "array (module m)"). scratch is overwritten whole after the site before
 ! any read, unew's interior (not its ghost cells: the range starts 8 bytes
-! in, 8 * n bytes) before move_alloc swaps it with u; hist is read first,
-! maybe overwritten on some paths only, passed's address goes to an
-! external procedure, sized is overwritten over nlen elements, a global
+! in, 8 * n bytes) before move_alloc swaps it with u; hist is read before
+! it is overwritten whole,
+! maybe overwritten on some paths only, passed overwritten whole but its
+! address goes to an external procedure (which may keep it), sized is overwritten over nlen elements, a global
 ! whose address goes to an external procedure (nlen may change unseen):
 ! those stay saved. The same with the overwrites
 ! inlined into the program and left in their procedures, and nothing at
@@ -66,6 +67,22 @@ contains
     end do
   end subroutine
 
+  subroutine fill_passed(s)
+    integer, intent(in) :: s
+    integer :: i
+    do i = 1, n
+      passed(i) = s
+    end do
+  end subroutine
+
+  subroutine keep(s)
+    integer, intent(in) :: s
+    integer :: i
+    do i = 1, n
+      hist(i) = scratch(i) * s
+    end do
+  end subroutine
+
   subroutine refill(s)
     integer, intent(in) :: s
     integer :: i
@@ -104,7 +121,9 @@ program p
     call sweep()
     call refill(s)
     call fill_sized(s)
-    hist(mod(s, n) + 1) = scratch(s) + maybe(s) + unew(s) + sized(s)
+    t = t + maybe(s) + unew(s) + sized(s)
+    call keep(s)
+    call fill_passed(s)
     call count(nlen)
     call consume(passed, s)
     call move_alloc(u, tmp)
