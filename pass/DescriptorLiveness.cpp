@@ -584,17 +584,28 @@ bool Analysis::deadAtSite(CallInst &Site, Descriptor &D) {
     for (const Instruction *K : Kills)
       Flow->addKill(K);
   }
-  if (anyEscapes(P.Globals))
-    return false;
-  addStops(F, D, P.Globals, Kills, *A);
   if (!isProgramMain(F))
     for (BasicBlock &BB : F)
       if (isa<ReturnInst>(BB.getTerminator()))
         Flow->addBarrier(&BB);
-  // Guards of a nest here: their operands are defined before the site.
+  // Guards of a nest here: their operands are defined before the site or
+  // recomputed there (then their globals must not change either: again
+  // with those as stops, twice at most).
   SmallVector<GuardAssumption, 2> Assume;
-  if (!Flow->deadFrom(Site.getNextNode(), &Site, &Assume))
-    return false;
+  SmallPtrSet<const GlobalVariable *, 8> GuardGs(P.Globals.begin(),
+                                                 P.Globals.end());
+  auto Stable = [&](const Value *V) { return SV.readable(V, GuardGs); };
+  for (unsigned Round = 0;; ++Round) {
+    if (Round == 2 || anyEscapes(P.Globals))
+      return false;
+    addStops(F, D, P.Globals, Kills, *A);
+    Assume.clear();
+    if (!Flow->deadFrom(Site.getNextNode(), &Site, &Assume, Stable))
+      return false;
+    if (GuardGs.size() == P.Globals.size())
+      break;
+    P.Globals.insert(GuardGs.begin(), GuardGs.end());
+  }
   P.Assume.append(Assume.begin(), Assume.end());
   Results.push_back({&Site, &D, std::move(P)});
   return true;

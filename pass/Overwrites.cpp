@@ -703,15 +703,19 @@ bool OverwriteFlow::stableAt(const Value *V, const Instruction *Anchor) const {
 }
 
 bool OverwriteFlow::deadFrom(const Instruction *From, const Instruction *Anchor,
-                             SmallVectorImpl<GuardAssumption> *Assume) {
+                             SmallVectorImpl<GuardAssumption> *Assume,
+                             function_ref<bool(const Value *)> Stable) {
   SmallPtrSet<const BasicBlock *, 32> Seen;
   SmallVector<const Instruction *, 16> Work;
   bool HitBarrier = false;
   // Loop nests that overwrite the object are entered only through their
   // preheader, so reaching their header from outside is a whole overwrite.
   auto Holds = [&](const GuardAssumption &G) {
-    return Assume && stableAt(G.Cond->getOperand(0), Anchor) &&
-           stableAt(G.Cond->getOperand(1), Anchor);
+    auto Fixed = [&](const Value *V) {
+      return stableAt(V, Anchor) || (Stable && Stable(V));
+    };
+    return Assume && Fixed(G.Cond->getOperand(0)) &&
+           Fixed(G.Cond->getOperand(1));
   };
   auto Assumed = [&](const GuardAssumption &G) {
     if (!llvm::is_contained(*Assume, G))

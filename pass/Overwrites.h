@@ -98,9 +98,12 @@ public:
   // guard of an overwriting loop whose condition has the same value at
   // Anchor (its operands are defined once per call of the function, before
   // Anchor) is taken as entering the loop, and the assumption recorded.
+  // Stable, if given, also accepts an operand of such a guard (one the
+  // caller recomputes at Anchor).
   bool deadFrom(const llvm::Instruction *From,
                 const llvm::Instruction *Anchor = nullptr,
-                llvm::SmallVectorImpl<GuardAssumption> *Assume = nullptr);
+                llvm::SmallVectorImpl<GuardAssumption> *Assume = nullptr,
+                llvm::function_ref<bool(const llvm::Value *)> Stable = nullptr);
 
   // Instructions that overwrite the object whole besides those found
   // (e.g. a new allocation for the same pointer).

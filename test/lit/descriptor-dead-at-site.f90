@@ -2,7 +2,7 @@
 ! allocatables the pass marks dead at the site (__ccc_dead_at_site, named
 ! "array (module m)"). scratch is overwritten whole after the site before
 ! any read, unew's interior (not its ghost cells: the range starts 8 bytes
-! in, 8 * n bytes) before move_alloc swaps it with u; hist is read before
+! in, n elements) before move_alloc swaps it with u; hist is read before
 ! it is overwritten whole,
 ! maybe overwritten on some paths only, passed overwritten whole but its
 ! address goes to an external procedure (which may keep it), sized is overwritten over nlen elements, a global
@@ -10,6 +10,8 @@
 ! those stay saved. The same with the overwrites
 ! inlined into the program and left in their procedures, and nothing at
 ! all when unseen code (an external call of the program's) runs first.
+! The arrays' length n is a module variable: inlined, the loops' guards
+! read it after the site, where the pass recomputes them.
 ! RUN: %flang -O2 -fpass-plugin=%plugin -S -emit-llvm %s -o - \
 ! RUN:   | FileCheck %s --implicit-check-not='(module m)'
 ! RUN: %flang -O2 -mllvm -inline-threshold=-1000 -fpass-plugin=%plugin \
@@ -19,20 +21,26 @@
 ! CHECK: c"scratch (module m)\00"
 ! CHECK: c"unew (module m)\00"
 ! CHECK-LABEL: define void @_QQmain(
+! unew from one element past its lower bound (unew(1); unew(0) is a ghost
+! cell), n elements, if the checks hold:
 ! CHECK: %[[U:.*]] = load ptr, ptr @_QMmEunew
-! CHECK: %[[OK:.*]] = select i1 %{{.*}}, i64 {{0, i64 32768|32768, i64 0}}
-! CHECK: %[[AT:.*]] = getelementptr i8, ptr %[[U]], i64 %{{.*}}
+! CHECK: %[[LB:.*]] = load i64, ptr getelementptr inbounds (i8, ptr @_QMmEunew, i64 24)
+! CHECK: %[[LB8:.*]] = shl i64 %[[LB]], 3
+! CHECK: %[[OFF:.*]] = sub i64 8, %[[LB8]]
+! CHECK: %[[OK:.*]] = select i1 %{{.*}}, i64 %{{.*}}, i64 0
+! CHECK: %[[AT:.*]] = getelementptr i8, ptr %[[U]], i64 %[[OFF]]
 ! CHECK: call void @__ccc_dead_at_site(ptr %[[AT]], i64 %[[OK]]
 ! CHECK: call i32 @__ccc_checkpoint_slow(
 ! UNSEEN-NOT: __ccc_dead_at_site(
 module m
   implicit none
-  integer, parameter :: n = 4096
+  integer :: n ! a variable: loop bounds are loads after the site
   real(8), allocatable :: scratch(:), u(:), unew(:), hist(:), maybe(:)
   real(8), allocatable :: passed(:), sized(:)
   integer :: nlen
 contains
   subroutine setup()
+    n = 4096
     allocate(scratch(n), u(0:n + 1), unew(0:n + 1), hist(n), maybe(n))
     allocate(passed(n))
     nlen = n
