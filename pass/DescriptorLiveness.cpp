@@ -1,15 +1,17 @@
 //===- DescriptorLiveness.cpp - flang allocatables dead at a site ---------===//
 //
 // flang keeps an allocatable array's address in a descriptor (a global for
-// module and main-program arrays) and reloads it wherever the array is
-// used, so the heap liveness of HeapLiveness.cpp, which follows one
-// allocation's address, never sees these arrays. This pass names the object
-// by its descriptor instead: O, the object descriptor D holds when the site
-// (a call of the slow path, C) is executed, is dead over a range at C when
+// module and main-program arrays, a local for a procedure's own) and
+// reloads it wherever the array is used, so the heap liveness of
+// HeapLiveness.cpp, which follows one allocation's address, never sees
+// these arrays. This pass names the object by its descriptor instead: O,
+// the object descriptor D holds when the site (a call of the slow path, C)
+// is executed, is dead over a range at C when
 //  1. D's own address goes nowhere but loads of its fields, stores to them
-//     (allocate, deallocate) and the Fortran runtime (move_alloc links D
-//     with another descriptor: the family of descriptors that pass objects
-//     among them), and the address loaded from any descriptor of the family,
+//     (allocate: of a new allocation or null, deallocate) and the Fortran
+//     runtime (move_alloc links D with another descriptor: the family of
+//     descriptors that pass objects among them), and the address loaded
+//     from any descriptor of the family, or an allocation stored there,
 //     anywhere in the module, goes nowhere but loads, stores (as the
 //     address), blocking MPI calls and a free: no other memory holds O's
 //     address, so only code loading it from D reaches O;
@@ -48,6 +50,7 @@
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/IR/CFG.h"
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -61,12 +64,6 @@ using namespace llvm;
 using namespace ccc;
 
 namespace {
-
-bool isSlowPath(const Instruction &I) {
-  auto *CI = dyn_cast<CallInst>(&I);
-  const Function *F = CI ? CI->getCalledFunction() : nullptr;
-  return F && F->getName() == CCC_SLOW_PATH;
-}
 
 bool isSlowPathCall(const CallBase &CB) { return isSlowPath(CB); }
 
@@ -104,11 +101,33 @@ bool loadedOnEveryPath(const Instruction &Site, const LoadInst &Load,
 // flang's descriptor of an allocatable or pointer array: the data address,
 // element size, version, rank, type, attribute, extra, then per dimension
 // {lower bound, extent, byte stride}.
-bool isFlangArrayDescriptor(const GlobalVariable &G) {
-  auto *ST = dyn_cast<StructType>(G.getValueType());
-  return ST && !G.isDeclaration() && G.getName().starts_with("_Q") &&
-         ST->getNumElements() == 8 && ST->getElementType(0)->isPointerTy() &&
+bool isFlangArrayDescriptor(const Type *T) {
+  auto *ST = dyn_cast<StructType>(T);
+  return ST && ST->getNumElements() == 8 &&
+         ST->getElementType(0)->isPointerTy() &&
          isa<ArrayType>(ST->getElementType(7));
+}
+
+// A descriptor in memory: a global of flang's (module, main program,
+// saved local; or what is left of one when the optimizer splits a
+// main-program descriptor that nothing else sees into its fields: a
+// global holding the data address alone), or a local of a procedure's own.
+bool isDescriptorCell(const Value &V) {
+  if (auto *G = dyn_cast<GlobalVariable>(&V))
+    return !G->isDeclaration() && G->getName().starts_with("_Q") &&
+           (isFlangArrayDescriptor(G->getValueType()) ||
+            (G->hasLocalLinkage() && G->getValueType()->isPointerTy()));
+  auto *A = dyn_cast<AllocaInst>(&V);
+  return A && A->isStaticAlloca() &&
+         isFlangArrayDescriptor(A->getAllocatedType());
+}
+
+bool isAllocation(const Value &V) {
+  auto *CB = dyn_cast<CallBase>(&V);
+  const Function *F = CB ? CB->getCalledFunction() : nullptr;
+  return F &&
+         (F->getName() == "__ccc_malloc" || F->getName() == "__ccc_calloc" ||
+          F->getName() == "malloc" || F->getName() == "calloc");
 }
 
 // External functions that never run code of the program (no callbacks are
@@ -122,18 +141,22 @@ bool isLibrary(const Function &F) {
          N.starts_with("_Fortran") || N.starts_with("__ccc_");
 }
 
-// The global a constant address lies in, or null.
-const GlobalVariable *globalOf(const Value *P, const DataLayout &DL) {
+// The global or local (a memory cell) an address lies in at a constant
+// offset, or null.
+const Value *cellOf(const Value *P, const DataLayout &DL) {
   APInt Off(64, 0);
-  return dyn_cast<GlobalVariable>(
-      P->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true));
+  const Value *B =
+      P->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+  return isa<GlobalVariable, AllocaInst>(B) ? B : nullptr;
 }
 
-// What the module does with one global: the loads of its first pointer
-// (descriptors: the data address), and the instructions that may change it.
+// What the module does with one cell (a global or a local): the loads of
+// its first pointer (descriptors: the data address), the allocations
+// stored there, and the instructions that may change it.
 struct GlobalUses {
   bool Escapes = false;
   SmallVector<LoadInst *, 8> AddressLoads;
+  SmallVector<const Value *, 4> Allocations;
   SmallPtrSet<const Instruction *, 8> Changes;
   SmallVector<std::pair<const Value *, const Value *>, 2> MoveAllocs;
 };
@@ -153,6 +176,16 @@ void collectGlobalUses(const Value *V, const DataLayout &DL, GlobalUses &U,
         U.Escapes = true;
       continue;
     }
+    if (auto *GEP = dyn_cast<GetElementPtrInst>(Usr)) {
+      if (GEP->hasAllConstantIndices() && GEP->getPointerOperand() == V)
+        collectGlobalUses(GEP, DL, U, Depth + 1);
+      else
+        U.Escapes = true;
+      continue;
+    }
+    if (auto *II = dyn_cast<IntrinsicInst>(Usr);
+        II && II->isLifetimeStartOrEnd())
+      continue;
     if (auto *LI = dyn_cast<LoadInst>(Usr)) {
       APInt Off(64, 0);
       LI->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off, true);
@@ -165,6 +198,20 @@ void collectGlobalUses(const Value *V, const DataLayout &DL, GlobalUses &U,
     if (auto *SI = dyn_cast<StoreInst>(Usr);
         SI && Us.getOperandNo() == SI->getPointerOperandIndex()) {
       U.Changes.insert(SI);
+      // The data address: null or a new allocation (which then may be
+      // reached through that value too), nothing known elsewhere.
+      const Value *Val = SI->getValueOperand();
+      APInt Off(64, 0);
+      SI->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off, true);
+      if (Val->getType()->isAggregateType())
+        U.Escapes = true;
+      else if (Off.isZero() && Val->getType()->isPointerTy() &&
+               !isa<ConstantPointerNull>(Val)) {
+        if (isAllocation(*Val))
+          U.Allocations.push_back(Val);
+        else
+          U.Escapes = true;
+      }
       continue;
     }
     if (auto *CB = dyn_cast<CallBase>(Usr); CB && CB->isArgOperand(&Us)) {
@@ -192,7 +239,7 @@ public:
              DominatorTree *SiteDT = nullptr)
       : Site(Site), SiteDT(SiteDT), DL(DL) {}
 
-  bool readable(const Value *V, SmallPtrSetImpl<const GlobalVariable *> &Gs,
+  bool readable(const Value *V, SmallPtrSetImpl<const Value *> &Gs,
                 unsigned Depth = 0) const {
     if (isa<Constant>(V))
       return true;
@@ -202,10 +249,15 @@ public:
     if (atSite(I))
       return true;
     if (auto *LI = dyn_cast<LoadInst>(I)) {
-      const GlobalVariable *G = isa<Constant>(LI->getPointerOperand())
-                                    ? globalOf(LI->getPointerOperand(), DL)
-                                    : nullptr;
-      if (!G || !LI->isSimple())
+      // A global at a constant address, or a local of the site's function
+      // whose address (a constant offset from it) is there at the site.
+      const Value *Ptr = LI->getPointerOperand();
+      const Value *G = LI->isSimple() ? cellOf(Ptr, DL) : nullptr;
+      auto *A = dyn_cast_or_null<AllocaInst>(G);
+      if (!G || (!A && !isa<Constant>(Ptr)))
+        return false;
+      if (A && (!Site || A->getFunction() != Site->getFunction() ||
+                !(Ptr == A || atSite(cast<Instruction>(Ptr)))))
         return false;
       Gs.insert(G);
       return true;
@@ -217,7 +269,7 @@ public:
     });
   }
 
-  bool readable(const SCEV *S, SmallPtrSetImpl<const GlobalVariable *> &Gs) {
+  bool readable(const SCEV *S, SmallPtrSetImpl<const Value *> &Gs) {
     return !SCEVExprContains(S, [&](const SCEV *X) {
       if (isa<SCEVAddRecExpr, SCEVCouldNotCompute>(X))
         return true;
@@ -312,7 +364,7 @@ struct KillProof {
   const SCEV *Off = nullptr, *Width = nullptr;
   SmallVector<SCEVPair, 1> Checks;
   SmallVector<GuardAssumption, 2> Assume;
-  SmallPtrSet<const GlobalVariable *, 8> Globals; // read by all of these
+  SmallPtrSet<const Value *, 8> Globals; // cells read by all of these
 };
 
 class Analysis {
@@ -323,35 +375,34 @@ public:
 
 private:
   struct Descriptor {
-    GlobalVariable *G;
+    Value *G; // the global or local holding it
     GlobalUses Uses;
     SmallPtrSet<const Instruction *, 16> Accesses; // of its objects
     bool Usable = false;
   };
 
-  GlobalUses &usesOf(const GlobalVariable *G);
+  GlobalUses &usesOf(const Value *G);
   // Whether one of Gs may change through its address held elsewhere.
-  bool anyEscapes(const SmallPtrSetImpl<const GlobalVariable *> &Gs) {
-    return llvm::any_of(
-        Gs, [&](const GlobalVariable *G) { return usesOf(G).Escapes; });
+  bool anyEscapes(const SmallPtrSetImpl<const Value *> &Gs) {
+    return llvm::any_of(Gs, [&](const Value *G) { return usesOf(G).Escapes; });
   }
   bool touches(const Function &F, const Descriptor &D,
-               const SmallPtrSetImpl<const GlobalVariable *> &Gs,
+               const SmallPtrSetImpl<const Value *> &Gs,
                SmallPtrSetImpl<const Function *> &Seen);
   void addStops(Function &F, const Descriptor &D,
-                const SmallPtrSetImpl<const GlobalVariable *> &Gs,
+                const SmallPtrSetImpl<const Value *> &Gs,
                 const SmallPtrSetImpl<const Instruction *> &Kills,
                 ObjectAccesses &A);
   const KillProof *calleeKill(Function &F, Descriptor &D);
   bool deadAtSite(CallInst &Site, Descriptor &D);
-  static std::string place(const GlobalVariable &G);
+  static std::string place(const Value &G);
 
   Module &M;
   FunctionAnalysisManager &FAM;
   const DataLayout &DL;
   std::vector<Descriptor> Descriptors;
-  DenseMap<const GlobalVariable *, std::unique_ptr<GlobalUses>> OtherUses;
-  DenseMap<std::pair<Function *, GlobalVariable *>, std::unique_ptr<KillProof>>
+  DenseMap<const Value *, std::unique_ptr<GlobalUses>> OtherUses;
+  DenseMap<std::pair<Function *, Value *>, std::unique_ptr<KillProof>>
       CalleeKills;
   struct Found {
     CallInst *Site;
@@ -361,7 +412,7 @@ private:
   SmallVector<Found, 4> Results;
 };
 
-GlobalUses &Analysis::usesOf(const GlobalVariable *G) {
+GlobalUses &Analysis::usesOf(const Value *G) {
   for (Descriptor &D : Descriptors)
     if (D.G == G)
       return D.Uses;
@@ -376,7 +427,7 @@ GlobalUses &Analysis::usesOf(const GlobalVariable *G) {
 // Whether F (or a function it calls) may touch D's object, change D or
 // one of Gs, or run code the pass does not see.
 bool Analysis::touches(const Function &F, const Descriptor &D,
-                       const SmallPtrSetImpl<const GlobalVariable *> &Gs,
+                       const SmallPtrSetImpl<const Value *> &Gs,
                        SmallPtrSetImpl<const Function *> &Seen) {
   if (F.isDeclaration())
     return !isLibrary(F);
@@ -387,7 +438,7 @@ bool Analysis::touches(const Function &F, const Descriptor &D,
         llvm::any_of(D.Uses.AddressLoads,
                      [&](const LoadInst *L) { return L == &I; }))
       return true;
-    for (const GlobalVariable *G : Gs)
+    for (const Value *G : Gs)
       if (usesOf(G).Changes.count(&I))
         return true;
     if (auto *CB = dyn_cast<CallBase>(&I)) {
@@ -403,7 +454,7 @@ bool Analysis::touches(const Function &F, const Descriptor &D,
 // read in A: accesses of D's objects, changes of D or of Gs, calls that may
 // touch them (but the calls in Kills).
 void Analysis::addStops(Function &F, const Descriptor &D,
-                        const SmallPtrSetImpl<const GlobalVariable *> &Gs,
+                        const SmallPtrSetImpl<const Value *> &Gs,
                         const SmallPtrSetImpl<const Instruction *> &Kills,
                         ObjectAccesses &A) {
   for (Instruction &I : instructions(F)) {
@@ -411,7 +462,7 @@ void Analysis::addStops(Function &F, const Descriptor &D,
       continue;
     bool Stop = D.Uses.Changes.count(&I) ||
                 (D.Accesses.count(&I) && !is_contained(A.Writes, &I));
-    for (const GlobalVariable *G : Gs)
+    for (const Value *G : Gs)
       Stop = Stop || usesOf(G).Changes.count(&I);
     if (auto *CB = dyn_cast<CallBase>(&I); CB && !isa<IntrinsicInst>(CB)) {
       SmallPtrSet<const Function *, 8> Seen;
@@ -444,7 +495,7 @@ const KillProof *Analysis::calleeKill(Function &F, Descriptor &D) {
   std::unique_ptr<OverwriteFlow> FlowP;
   auto P = std::make_unique<KillProof>();
   SmallPtrSet<const Instruction *, 1> NoKills;
-  SmallPtrSet<const GlobalVariable *, 8> Gs;
+  SmallPtrSet<const Value *, 8> Gs;
   for (LoadInst *L : D.Uses.AddressLoads) {
     if (L->getFunction() != &F)
       continue;
@@ -497,10 +548,30 @@ const KillProof *Analysis::calleeKill(Function &F, Descriptor &D) {
   return CalleeKills[Key].get();
 }
 
-std::string Analysis::place(const GlobalVariable &G) {
+// A Fortran procedure's name: _QM<module>P<name>, _QQmain, <name>_.
+static std::string procedureName(const Function &F) {
+  StringRef N = F.getName();
+  if (N == "_QQmain")
+    return "the main program";
+  if (N.starts_with("_QM") && N.contains('P'))
+    return N.substr(N.rfind('P') + 1).str();
+  return N.ends_with("_") ? N.drop_back().str() : N.str();
+}
+
+std::string Analysis::place(const Value &G) {
+  if (auto *A = dyn_cast<AllocaInst>(&G)) {
+    // The variable's name where debug information gives it.
+    std::string In = " (in " + procedureName(*A->getFunction()) + ")";
+    for (DbgVariableRecord *R : findDVRDeclares(const_cast<AllocaInst *>(A)))
+      return R->getVariable()->getName().str() + In;
+    for (DbgDeclareInst *D : findDbgDeclares(const_cast<AllocaInst *>(A)))
+      return D->getVariable()->getName().str() + In;
+    return "an allocatable" + In;
+  }
   // flang's names: _QM<module>E<name>, _QFE<name> (main program),
   // _QF<procedure>E<name>.
   StringRef N = G.getName();
+  N = N.take_front(N.find('.')); // _QFEa.0: a field of a split descriptor
   size_t E = N.rfind('E');
   std::string Var = E == StringRef::npos ? N.str() : N.substr(E + 1).str();
   if (N.starts_with("_QM") && E != StringRef::npos)
@@ -519,6 +590,8 @@ namespace {
 // an overwrite, before any stop (addStops) on every path from it.
 bool Analysis::deadAtSite(CallInst &Site, Descriptor &D) {
   Function &F = *Site.getFunction();
+  if (auto *A = dyn_cast<AllocaInst>(D.G); A && A->getFunction() != &F)
+    return false; // another procedure's local
   auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
   auto &LI = FAM.getResult<LoopAnalysis>(F);
   auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
@@ -534,7 +607,7 @@ bool Analysis::deadAtSite(CallInst &Site, Descriptor &D) {
     if (!collectAccesses(L, *AL, "__ccc_free"))
       return false;
     // Stops inside a nest keep it from counting as an overwrite.
-    SmallPtrSet<const GlobalVariable *, 1> NoGlobals;
+    SmallPtrSet<const Value *, 1> NoGlobals;
     SmallPtrSet<const Instruction *, 1> NoKills;
     addStops(F, D, NoGlobals, NoKills, *AL);
     auto FL = std::make_unique<OverwriteFlow>(
@@ -592,8 +665,7 @@ bool Analysis::deadAtSite(CallInst &Site, Descriptor &D) {
   // recomputed there (then their globals must not change either: again
   // with those as stops, twice at most).
   SmallVector<GuardAssumption, 2> Assume;
-  SmallPtrSet<const GlobalVariable *, 8> GuardGs(P.Globals.begin(),
-                                                 P.Globals.end());
+  SmallPtrSet<const Value *, 8> GuardGs(P.Globals.begin(), P.Globals.end());
   auto Stable = [&](const Value *V) { return SV.readable(V, GuardGs); };
   for (unsigned Round = 0;; ++Round) {
     if (Round == 2 || anyEscapes(P.Globals))
@@ -613,10 +685,15 @@ bool Analysis::deadAtSite(CallInst &Site, Descriptor &D) {
 
 bool Analysis::run() {
   for (GlobalVariable &G : M.globals())
-    if (isFlangArrayDescriptor(G)) {
+    if (isDescriptorCell(G))
       Descriptors.push_back({&G, {}, {}, false});
-      collectGlobalUses(&G, DL, Descriptors.back().Uses);
-    }
+  for (Function &F : M)
+    if (!F.isDeclaration())
+      for (Instruction &I : F.getEntryBlock())
+        if (isDescriptorCell(I))
+          Descriptors.push_back({&I, {}, {}, false});
+  for (Descriptor &D : Descriptors)
+    collectGlobalUses(D.G, DL, D.Uses);
   if (Descriptors.empty())
     return false;
   // Families: descriptors that move_alloc links. A family with a member
@@ -627,8 +704,8 @@ bool Analysis::run() {
   for (Descriptor &D : Descriptors) {
     Families.insert(D.G);
     for (auto [To, From] : D.Uses.MoveAllocs) {
-      const GlobalVariable *T = globalOf(To, DL), *S = globalOf(From, DL);
-      auto IsDescriptor = [&](const GlobalVariable *G) {
+      const Value *T = cellOf(To, DL), *S = cellOf(From, DL);
+      auto IsDescriptor = [&](const Value *G) {
         return G && llvm::any_of(Descriptors,
                                  [&](const Descriptor &X) { return X.G == G; });
       };
@@ -638,9 +715,15 @@ bool Analysis::run() {
       }
       Families.unionSets(T, S);
     }
-    for (LoadInst *L : D.Uses.AddressLoads) {
+    // Its objects are reached through loads of the address and through
+    // the allocations stored there (whose value the optimizer may use
+    // instead of a load).
+    SmallVector<const Value *, 8> Sources(D.Uses.AddressLoads.begin(),
+                                          D.Uses.AddressLoads.end());
+    Sources.append(D.Uses.Allocations.begin(), D.Uses.Allocations.end());
+    for (const Value *V : Sources) {
       ObjectAccesses A;
-      if (!collectAccesses(L, A, "__ccc_free")) {
+      if (!collectAccesses(V, A, "__ccc_free", /*Holder=*/D.G)) {
         Bad.insert(D.G);
         break;
       }

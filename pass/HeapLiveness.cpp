@@ -66,12 +66,6 @@ using namespace llvm;
 using namespace ccc;
 
 namespace {
-bool isSlowPath(const Instruction &I) {
-  auto *CI = dyn_cast<CallInst>(&I);
-  const Function *F = CI ? CI->getCalledFunction() : nullptr;
-  return F && F->getName() == CCC_SLOW_PATH;
-}
-
 // The bytes an allocation call asks for, or null.
 Value *allocationSize(CallInst &CI, IRBuilder<> &B) {
   const Function *F = CI.getCalledFunction();

@@ -22,6 +22,8 @@
 //===----------------------------------------------------------------------===//
 #include "Overwrites.h"
 
+#include "ccc/abi.h"
+
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
@@ -33,6 +35,12 @@
 using namespace llvm;
 
 namespace ccc {
+
+bool isSlowPath(const Instruction &I) {
+  auto *CI = dyn_cast<CallInst>(&I);
+  const Function *F = CI ? CI->getCalledFunction() : nullptr;
+  return F && F->getName() == CCC_SLOW_PATH;
+}
 
 // A function of this module that calls nothing but intrinsics and functions
 // that only read memory (or are such functions themselves): it can neither
@@ -215,7 +223,8 @@ struct Family {
 };
 
 static bool collect(const Value *V, ObjectAccesses &A, StringRef FreeName,
-                    bool IsBase, unsigned Depth, Family *Fam = nullptr) {
+                    bool IsBase, unsigned Depth, Family *Fam = nullptr,
+                    const Value *Holder = nullptr) {
   if (Depth > 8)
     return false;
   for (const Use &U : V->uses()) {
@@ -236,6 +245,9 @@ static bool collect(const Value *V, ObjectAccesses &A, StringRef FreeName,
         return false;
       A.Reads.insert(LI);
     } else if (auto *SI = dyn_cast<StoreInst>(I)) {
+      if (IsBase && Holder && SI->getValueOperand() == V &&
+          SI->getPointerOperand() == Holder)
+        continue; // into the cell that keeps it
       if (SI->getPointerOperand() != V || SI->getValueOperand() == V)
         return false; // the address itself is stored somewhere
       A.Writes.push_back(const_cast<StoreInst *>(SI));
@@ -278,8 +290,9 @@ static bool collect(const Value *V, ObjectAccesses &A, StringRef FreeName,
   return true;
 }
 
-bool collectAccesses(const Value *Base, ObjectAccesses &A, StringRef FreeName) {
-  return collect(Base, A, FreeName, /*IsBase=*/true, 0);
+bool collectAccesses(const Value *Base, ObjectAccesses &A, StringRef FreeName,
+                     const Value *Holder) {
+  return collect(Base, A, FreeName, /*IsBase=*/true, 0, nullptr, Holder);
 }
 
 // The base pointer a family value derives from through GEPs and casts.

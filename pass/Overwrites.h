@@ -35,6 +35,9 @@ class Value;
 
 namespace ccc {
 
+// A call of the runtime's slow path: where a checkpoint is taken.
+bool isSlowPath(const llvm::Instruction &I);
+
 struct ObjectAccesses {
   llvm::SmallPtrSet<const llvm::Instruction *, 16> Reads;
   llvm::SmallVector<llvm::Instruction *, 16> Writes; // whole or in part
@@ -48,8 +51,11 @@ struct ObjectAccesses {
 // itself, and calls of leaf functions of the module (calling nothing but
 // intrinsics and functions that only read memory) that do not capture it
 // (counted as reads): then others may read or write the object unseen.
+// With Holder, a store of Base itself into Holder (the memory cell that
+// keeps the address: a flang descriptor) is not an escape either.
 bool collectAccesses(const llvm::Value *Base, ObjectAccesses &A,
-                     llvm::StringRef FreeName = {});
+                     llvm::StringRef FreeName = {},
+                     const llvm::Value *Holder = nullptr);
 
 // The same for objects reached through several pointers, Roots (e.g. two
 // allocations and the loop phis that swap them), and the phis joining only

@@ -10,7 +10,9 @@
 ! those stay saved. The same with the overwrites
 ! inlined into the program and left in their procedures, and nothing at
 ! all when unseen code (an external call of the program's) runs first.
-! The arrays' length n is a module variable: inlined, the loops' guards
+! scr, a main-program array overwritten after the site, too (flang's
+! descriptor split into its fields by the optimizer, as nothing else sees
+! it). The arrays' length n is a module variable: inlined, the loops' guards
 ! read it after the site, where the pass recomputes them.
 ! RUN: %flang -O2 -fpass-plugin=%plugin -S -emit-llvm %s -o - \
 ! RUN:   | FileCheck %s --implicit-check-not='(module m)'
@@ -20,6 +22,7 @@
 ! RUN:   | FileCheck %s --check-prefix=UNSEEN
 ! CHECK: c"scratch (module m)\00"
 ! CHECK: c"unew (module m)\00"
+! CHECK: c"scr (main program)\00"
 ! CHECK-LABEL: define void @_QQmain(
 ! unew from one element past its lower bound (unew(1); unew(0) is a ghost
 ! cell), n elements, if the checks hold:
@@ -105,8 +108,8 @@ end module
 program p
   use m
   implicit none
-  real(8), allocatable :: tmp(:)
-  integer :: s
+  real(8), allocatable :: tmp(:), scr(:)
+  integer :: s, i
   real(8) :: t
   interface
     subroutine consume(a, k)
@@ -118,6 +121,7 @@ program p
     end subroutine
   end interface
   call setup()
+  allocate(scr(n))
   t = 0
   do s = 1, 100
     call ccc_checkpoint()
@@ -131,6 +135,10 @@ program p
     call fill_sized(s)
     t = t + maybe(s) + unew(s) + sized(s)
     call keep(s)
+    do i = 1, n
+      scr(i) = t * i
+    end do
+    t = t + scr(s)
     call fill_passed(s)
     call count(nlen)
     call consume(passed, s)
