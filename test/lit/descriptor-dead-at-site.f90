@@ -6,8 +6,9 @@
 ! it is overwritten whole,
 ! maybe overwritten on some paths only, passed overwritten whole but its
 ! address goes to an external procedure (which may keep it), sized is overwritten over nlen elements, a global
-! whose address goes to an external procedure (nlen may change unseen):
-! those stay saved. The same with the overwrites
+! whose address goes to an external procedure (nlen may change unseen),
+! the pointer p, overwritten whole but pointing at another array (read
+! through its own name): those stay saved. The same with the overwrites
 ! inlined into the program and left in their procedures, and nothing at
 ! all when unseen code (an external call of the program's) runs first.
 ! scr, a main-program array overwritten after the site, too (flang's
@@ -41,6 +42,8 @@ module m
   real(8), allocatable :: scratch(:), u(:), unew(:), hist(:), maybe(:)
   real(8), allocatable :: passed(:), sized(:)
   integer :: nlen
+  real(8), target :: fixed(4096)
+  real(8), pointer :: p(:)
 contains
   subroutine setup()
     n = 4096
@@ -48,6 +51,7 @@ contains
     allocate(passed(n))
     nlen = n
     allocate(sized(nlen))
+    p => fixed
     u = 1
     unew = 1
     hist = 0
@@ -135,6 +139,8 @@ program p
     call fill_sized(s)
     t = t + maybe(s) + unew(s) + sized(s)
     call keep(s)
+    p = s
+    t = t + fixed(s)
     do i = 1, n
       scr(i) = t * i
     end do
