@@ -5,13 +5,17 @@
 // refilled by carving spans from a bump pointer. Large blocks are page
 // multiples from an address-ordered list of free extents (first fit, merged
 // on free, their pages returned with MADV_DONTNEED) or from the bump
-// pointer. Every block has a 16-byte header: its size and kind.
+// pointer. Every block has a 16-byte header: its size and kind. Images hold
+// the region from its base to the bump pointer but the bodies of free large
+// extents and of free small blocks of 4 KiB and more (a free block's first
+// word links it into its class's list: kept).
 //
 //===----------------------------------------------------------------------===//
 #include "HeapRegion.h"
 #include "Exclusions.h"
 #include "LibcHeap.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -82,6 +86,14 @@ inline void lock() {
     __builtin_ia32_pause();
 }
 inline void unlock() { Lock.clear(std::memory_order_release); }
+
+// The block size of class C (classOf's inverse).
+inline size_t classSize(size_t C) {
+  if (C <= 16)
+    return C << 4;
+  size_t B = 8 + (C - 17) / 4, Q = (C - 17) % 4;
+  return (size_t(1) << B) + ((Q + 1) << (B - 2));
+}
 
 // Class index and block size for Total bytes (header included).
 inline size_t classOf(size_t Total, size_t *Size) {
@@ -287,19 +299,83 @@ size_t heapReserve() { return Reserve; }
 void heapLock() { lock(); }
 void heapUnlock() { unlock(); }
 
+namespace {
+// Free small blocks at least this big have their bodies left out of images
+// (smaller ones would cost more map entries than they save).
+constexpr size_t kHoleMin = 4096;
+
+struct Hole {
+  uintptr_t Start, End;
+};
+
+// The bodies of the free small blocks of kHoleMin bytes and more, in
+// address order, in a mapping of MapLen bytes of its own (not the heap
+// being saved); null if there are none or a list looks broken (a double
+// free): then everything is saved.
+Hole *freeBodies(size_t &N, size_t &MapLen) {
+  RegionState *S = state();
+  const size_t Limit = Reserve / kHoleMin;
+  size_t Count = 0;
+  for (size_t C = 1; C < kNumClasses; ++C) {
+    if (classSize(C) < kHoleMin)
+      continue;
+    for (FreeBlock *F = S->Free[C]; F; F = F->Next) {
+      uintptr_t A = reinterpret_cast<uintptr_t>(F);
+      if (++Count > Limit || A < Base || A + classSize(C) > S->Bump)
+        return nullptr;
+    }
+  }
+  if (!Count)
+    return nullptr;
+  MapLen = (Count * sizeof(Hole) + kPage - 1) & ~(kPage - 1);
+  void *M = mmap(nullptr, MapLen, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (M == MAP_FAILED)
+    return nullptr;
+  auto *H = static_cast<Hole *>(M);
+  N = 0;
+  for (size_t C = 1; C < kNumClasses; ++C)
+    if (classSize(C) >= kHoleMin)
+      for (FreeBlock *F = S->Free[C]; F; F = F->Next) {
+        uintptr_t A = reinterpret_cast<uintptr_t>(F);
+        H[N++] = {A + sizeof(FreeBlock), A + classSize(C)};
+      }
+  std::sort(H, H + N,
+            [](const Hole &X, const Hole &Y) { return X.Start < Y.Start; });
+  return H;
+}
+} // namespace
+
 void heapForEachUsedRange(void (*Fn)(uintptr_t, size_t, void *), void *Ctx) {
   if (!Base)
     return;
   RegionState *S = state();
+  size_t NH = 0, HI = 0, MapLen = 0;
+  Hole *H = freeBodies(NH, MapLen);
+  // Fn over [A, A + L) but the holes in it.
+  auto Emit = [&](uintptr_t A, size_t L) {
+    uintptr_t End = A + L;
+    while (HI < NH && H[HI].End <= A)
+      ++HI;
+    for (; HI < NH && H[HI].Start < End; ++HI) {
+      if (H[HI].Start > A)
+        Fn(A, H[HI].Start - A, Ctx);
+      A = std::max(A, H[HI].End);
+    }
+    if (A < End)
+      Fn(A, End - A, Ctx);
+  };
   uintptr_t Cur = Base;
   for (FreeExtent *E = S->Extents; E; E = E->Next) {
     uintptr_t EStart = reinterpret_cast<uintptr_t>(E);
     // The extent's list node is allocator state: keep it.
-    Fn(Cur, EStart + kExtentKeep - Cur, Ctx);
+    Emit(Cur, EStart + kExtentKeep - Cur);
     Cur = EStart + E->Size;
   }
   if (S->Bump > Cur)
-    Fn(Cur, S->Bump - Cur, Ctx);
+    Emit(Cur, S->Bump - Cur);
+  if (H)
+    munmap(H, MapLen);
 }
 
 void heapForEachPlacedBlock(void (*Fn)(uintptr_t Addr, size_t Len,
