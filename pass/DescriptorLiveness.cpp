@@ -153,7 +153,7 @@ const Value *cellOf(const Value *P, const DataLayout &DL) {
 // What the module does with one cell (a global or a local): the loads of
 // its first pointer (descriptors: the data address), the allocations
 // stored there, and the instructions that may change it.
-struct GlobalUses {
+struct CellUses {
   bool Escapes = false;
   SmallVector<LoadInst *, 8> AddressLoads;
   SmallVector<const Value *, 4> Allocations;
@@ -161,8 +161,8 @@ struct GlobalUses {
   SmallVector<std::pair<const Value *, const Value *>, 2> MoveAllocs;
 };
 
-void collectGlobalUses(const Value *V, const DataLayout &DL, GlobalUses &U,
-                       unsigned Depth = 0) {
+void collectCellUses(const Value *V, const DataLayout &DL, CellUses &U,
+                     unsigned Depth = 0) {
   if (Depth > 4) {
     U.Escapes = true;
     return;
@@ -171,14 +171,14 @@ void collectGlobalUses(const Value *V, const DataLayout &DL, GlobalUses &U,
     const User *Usr = Us.getUser();
     if (auto *CE = dyn_cast<ConstantExpr>(Usr)) {
       if (CE->getOpcode() == Instruction::GetElementPtr || CE->isCast())
-        collectGlobalUses(CE, DL, U, Depth + 1);
+        collectCellUses(CE, DL, U, Depth + 1);
       else
         U.Escapes = true;
       continue;
     }
     if (auto *GEP = dyn_cast<GetElementPtrInst>(Usr)) {
       if (GEP->hasAllConstantIndices() && GEP->getPointerOperand() == V)
-        collectGlobalUses(GEP, DL, U, Depth + 1);
+        collectCellUses(GEP, DL, U, Depth + 1);
       else
         U.Escapes = true;
       continue;
@@ -229,9 +229,10 @@ void collectGlobalUses(const Value *V, const DataLayout &DL, GlobalUses &U,
   }
 }
 
-// A value at the site computed from constants and loads of globals (or, in
-// the site's function, values defined before it): Globals gets the globals
-// read. Clone rebuilds it right before the site.
+// A value at the site computed from constants and loads of memory cells
+// (globals; locals of the site's function) or, in the site's function,
+// values defined before it: readable collects the cells read, clone
+// rebuilds the value right before the site.
 class SiteValues {
 public:
   // Site null: values of a callee, which must be recomputed whole.
@@ -376,12 +377,12 @@ public:
 private:
   struct Descriptor {
     Value *G; // the global or local holding it
-    GlobalUses Uses;
+    CellUses Uses;
     SmallPtrSet<const Instruction *, 16> Accesses; // of its objects
     bool Usable = false;
   };
 
-  GlobalUses &usesOf(const Value *G);
+  CellUses &usesOf(const Value *G);
   // Whether one of Gs may change through its address held elsewhere.
   bool anyEscapes(const SmallPtrSetImpl<const Value *> &Gs) {
     return llvm::any_of(Gs, [&](const Value *G) { return usesOf(G).Escapes; });
@@ -401,7 +402,7 @@ private:
   FunctionAnalysisManager &FAM;
   const DataLayout &DL;
   std::vector<Descriptor> Descriptors;
-  DenseMap<const Value *, std::unique_ptr<GlobalUses>> OtherUses;
+  DenseMap<const Value *, std::unique_ptr<CellUses>> OtherUses;
   DenseMap<std::pair<Function *, Value *>, std::unique_ptr<KillProof>>
       CalleeKills;
   struct Found {
@@ -412,14 +413,14 @@ private:
   SmallVector<Found, 4> Results;
 };
 
-GlobalUses &Analysis::usesOf(const Value *G) {
+CellUses &Analysis::usesOf(const Value *G) {
   for (Descriptor &D : Descriptors)
     if (D.G == G)
       return D.Uses;
-  std::unique_ptr<GlobalUses> &U = OtherUses[G];
+  std::unique_ptr<CellUses> &U = OtherUses[G];
   if (!U) {
-    U = std::make_unique<GlobalUses>();
-    collectGlobalUses(G, DL, *U);
+    U = std::make_unique<CellUses>();
+    collectCellUses(G, DL, *U);
   }
   return *U;
 }
@@ -693,7 +694,7 @@ bool Analysis::run() {
         if (isDescriptorCell(I))
           Descriptors.push_back({&I, {}, {}, false});
   for (Descriptor &D : Descriptors)
-    collectGlobalUses(D.G, DL, D.Uses);
+    collectCellUses(D.G, DL, D.Uses);
   if (Descriptors.empty())
     return false;
   // Families: descriptors that move_alloc links. A family with a member
