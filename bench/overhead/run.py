@@ -6,7 +6,8 @@ Programs: the demo (demo/heat.c, serial) and the size kernels (bench/size:
 cg, stencil, zero_freed, fft, particles in C, diffusion in Fortran; MPI,
 Open MPI). Plain builds: clang-19 -O2 (Open MPI's mpicc with
 OMPI_CC=clang-19 for the kernels) with stub/ccc.h, whose sites are empty
-inline functions; ccc builds: ckpt-cc -O2 (--mpi=openmpi). Fortran: flang-new-19
+inline functions, and without the size benchmark's oracle bookkeeping
+(-DBENCH_NO_ORACLE: the ccc builds have none); ccc builds: ckpt-cc -O2 (--mpi=openmpi). Fortran: flang-new-19
 -O2 for both (Open MPI's mpifort with OMPI_FC=flang-new-19, and ckpt-fc),
 moment_f.c built as the C kernels are.
  * wall time: hyperfine, plain and ccc of each program and rank count (1
@@ -75,11 +76,11 @@ def build_fortran(src, plain, ccc, prefix, env, work):
     libraries."""
     helper = os.path.join(SIZE, "moment_f.c")
     mods = os.path.join(prefix, "include", "ccc", "fortran", "openmpi")
-    subprocess.run(["clang-19", "-O2", "-DBENCH_PLAIN", "-I", SIZE, "-c",
-                    "-o", plain + ".o", helper], check=True)
+    subprocess.run(["clang-19", "-O2", "-DBENCH_PLAIN", "-DBENCH_NO_ORACLE",
+                    "-I", SIZE, "-c", "-o", plain + ".o", helper], check=True)
     subprocess.run(["mpifort.openmpi", "-O2", "-cpp", "-DBENCH_PLAIN",
-                    "-I" + mods, "-Wl,--as-needed", "-J", work, "-o", plain,
-                    src, plain + ".o"], check=True,
+                    "-DBENCH_NO_ORACLE", "-I" + mods, "-Wl,--as-needed",
+                    "-J", work, "-o", plain, src, plain + ".o"], check=True,
                    env=dict(env, OMPI_FC="flang-new-19"))
     subprocess.run([os.path.join(prefix, "bin", "ckpt-cc"), "--mpi=openmpi",
                     "-O2", "-I", SIZE, "-c", "-o", ccc + ".o", helper],
@@ -239,7 +240,8 @@ def main():
             if src.endswith(".f90"):
                 build_fortran(src, plain, ccc, a.prefix, env, work)
             elif mpi:
-                subprocess.run(["mpicc.openmpi", "-O2", "-DBENCH_PLAIN"] + inc +
+                subprocess.run(["mpicc.openmpi", "-O2", "-DBENCH_PLAIN",
+                                "-DBENCH_NO_ORACLE"] + inc +
                                ["-o", plain, src, "-lm"], check=True, env=env)
                 subprocess.run([cc, "--mpi=openmpi", "-O2", "-I", SIZE, "-o",
                                 ccc, src, "-lm"], check=True, env=env)

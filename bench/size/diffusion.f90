@@ -11,8 +11,9 @@
 !
 ! The measurement moment is moment.h's, through moment_f.c (bind(c)); the
 ! site is here, as in a real code. Preprocessed (-cpp): the plain build
-! (-DBENCH_PLAIN) names the live arrays for the oracle and stops at the
-! moment for run.py's system-level images, the build with the
+! (-DBENCH_PLAIN, unless -DBENCH_NO_ORACLE: bench/overhead) names the live
+! arrays for the oracle and stops at the moment for run.py's system-level
+! images, the build with the
 ! author's promises (-DBENCH_PROMISES) makes them; the ccc build without
 ! either holds no call that passes an array's address out (the pass's
 ! analysis alone).
@@ -190,7 +191,7 @@ program diffusion
 #ifdef BENCH_PROMISES
     call bench_exclude(unew(1, 1, 1), int(8 * nx * ny, c_int64_t) * nz)
 #endif
-#ifdef BENCH_PLAIN
+#if defined(BENCH_PLAIN) && !defined(BENCH_NO_ORACLE)
     call bench_live(u(1, 1, 0), int(8 * size(u, kind=8), c_int64_t))
     call bench_live(k(1, 1, 0), int(8 * size(k, kind=8), c_int64_t))
     call bench_live(f(1, 1, 1), int(8 * size(f, kind=8), c_int64_t))
@@ -200,7 +201,7 @@ program diffusion
     else
       call ccc_checkpoint()
     end if
-#ifdef BENCH_PLAIN
+#if defined(BENCH_PLAIN) && !defined(BENCH_NO_ORACLE)
     ! The moment's handshake (run.py images the plain build; in a ccc build
     ! it does nothing, and as a call of unseen code it would keep the pass
     ! from proving anything dead across it).
