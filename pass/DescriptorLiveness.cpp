@@ -237,8 +237,8 @@ class SiteValues {
 public:
   // Site null: values of a callee, which must be recomputed whole.
   SiteValues(const DataLayout &DL, Instruction *Site = nullptr,
-             DominatorTree *SiteDT = nullptr)
-      : Site(Site), SiteDT(SiteDT), DL(DL) {}
+             DominatorTree *SiteDT = nullptr, LoopInfo *SiteLI = nullptr)
+      : Site(Site), SiteDT(SiteDT), SiteLI(SiteLI), DL(DL) {}
 
   bool readable(const Value *V, SmallPtrSetImpl<const Value *> &Gs,
                 unsigned Depth = 0) const {
@@ -347,14 +347,17 @@ public:
   }
 
 private:
-  // Defined before the site, in its function: usable there as it is.
+  // Defined before the site, in its function, outside loops: usable there
+  // as it is (a value of a loop may be another one when the overwrite
+  // comes a trip later).
   bool atSite(const Instruction *I) const {
     return Site && I->getFunction() == Site->getFunction() &&
-           SiteDT->dominates(I, Site);
+           SiteDT->dominates(I, Site) && !SiteLI->getLoopFor(I->getParent());
   }
 
   Instruction *Site;
   DominatorTree *SiteDT;
+  LoopInfo *SiteLI;
   const DataLayout &DL;
   DenseMap<Instruction *, Value *> Cloned;
 };
@@ -596,7 +599,7 @@ bool Analysis::deadAtSite(CallInst &Site, Descriptor &D) {
   auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
   auto &LI = FAM.getResult<LoopAnalysis>(F);
   auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
-  SiteValues SV(DL, &Site, &DT);
+  SiteValues SV(DL, &Site, &DT, &LI);
   KillProof P;
   std::unique_ptr<ObjectAccesses> A;
   std::unique_ptr<OverwriteFlow> Flow;
@@ -758,7 +761,8 @@ bool Analysis::run() {
       CCC_DEAD_AT_SITE, Type::getVoidTy(C), Ptr, Type::getInt64Ty(C), Ptr);
   for (Found &R : Results) {
     Function &F = *R.Site->getFunction();
-    SiteValues SV(DL, R.Site, &FAM.getResult<DominatorTreeAnalysis>(F));
+    SiteValues SV(DL, R.Site, &FAM.getResult<DominatorTreeAnalysis>(F),
+                  &FAM.getResult<LoopAnalysis>(F));
     IRBuilder<> B(R.Site);
     Value *Base = B.CreateLoad(Ptr, R.D->G, "ccc.desc.addr");
     Value *Off = SV.expand(R.P.Off, B);
