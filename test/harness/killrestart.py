@@ -105,6 +105,21 @@ def alive(pid):
         return False
 
 
+def stack_summary(path, cap=12000):
+    """The frames of a .stacks file, for a log that outlives the files."""
+    if not path:
+        return "(no stacks: gdb not found)"
+    keep = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith(("===", "Thread", "#", "(gdb")):
+                keep.append(line.rstrip()[:200])
+    text = "\n".join(keep)
+    if len(text) > cap:
+        text = text[:cap] + "\n..."
+    return f"stacks of the hung run ({path}):\n{text}"
+
+
 class Run:
     def __init__(self, cmd, env, log_prefix):
         # The child writes through descriptors of its own: sharing one file
@@ -136,6 +151,32 @@ class Run:
         deadline = time.monotonic() + 10
         while any(alive(pid) for pid in victims) and time.monotonic() < deadline:
             time.sleep(0.01)
+
+    def dump_stacks(self):
+        """Before a hung run is killed: every process's threads' stacks
+        (gdb), to <log prefix>.stacks, so that a hang seen once in CI can be
+        read afterwards. Returns that file's path ('' if gdb is missing)."""
+        gdb = shutil.which("gdb")
+        if not gdb:
+            return ""
+        path = self.out_path[:-len(".out")] + ".stacks"
+        with open(path, "w") as f:
+            for pid in [self.p.pid] + descendants(self.p.pid):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as c:
+                        what = c.read().replace(b"\0", b" ").decode(errors="replace")
+                except OSError:
+                    continue
+                f.write(f"=== pid {pid}: {what}\n")
+                f.flush()
+                try:
+                    subprocess.run([gdb, "-batch", "-nx", "-p", str(pid),
+                                    "-ex", "thread apply all bt"],
+                                   stdout=f, stderr=subprocess.STDOUT,
+                                   timeout=60)
+                except subprocess.TimeoutExpired:
+                    f.write("(gdb timed out)\n")
+        return path
 
     def stdout(self):
         with open(self.out_path, "rb") as f:
@@ -286,8 +327,10 @@ def main():
                     try:
                         r.p.wait(timeout=a.timeout)
                     except subprocess.TimeoutExpired:
+                        stacks = r.dump_stacks()
                         r.kill()
-                        problem = f"run {run_no} timed out"
+                        problem = (f"run {run_no} timed out; its stderr ends:\n"
+                                   f"{r.stderr()[-2000:]}\n{stack_summary(stacks)}")
                         break
                 err = r.stderr()
                 seen.update(e for e, rx in expect.items() if rx.search(err))
