@@ -70,6 +70,7 @@ int envInt(const char *A, const char *B, const char *C, int Default) {
 }
 
 bool Launched = false; // the runtime started (the program has sites)
+bool Initialising = false; // inside PMPI_Init_thread
 
 void launchRank(uint32_t *Rank, uint32_t *NRanks) {
   Launched = true;
@@ -83,7 +84,10 @@ void initMpi(int Required) {
   int Provided;
   int Argc = 0;
   char **Argv = nullptr;
-  if (PMPI_Init_thread(&Argc, &Argv, Required, &Provided) != MPI_SUCCESS)
+  Initialising = true;
+  int Err = PMPI_Init_thread(&Argc, &Argv, Required, &Provided);
+  Initialising = false;
+  if (Err != MPI_SUCCESS)
     fatal("MPI_Init_thread failed");
   PMPI_Comm_dup(MPI_COMM_WORLD, &Private);
   int Rank, Size;
@@ -166,8 +170,28 @@ void duringWrite() {
     nbLetMpiProgress();
 }
 
-ParallelLayer Hooks = {launchRank, initForRestart, allMin,       afterRestore,
-                       site,       stateBlob,      checkVersion, duringWrite};
+// A rank that stops before MPI is initialised (CCC_DIR locked, say)
+// initialises it only to abort the job: the other ranks wait for it in
+// their MPI_Init, where MPICH's hydra never gives up.
+void abortJob() {
+  int Initialised = 0, Finalised = 0;
+  PMPI_Initialized(&Initialised);
+  PMPI_Finalized(&Finalised);
+  if (Finalised || Initialising)
+    return;
+  if (!Initialised) {
+    int Provided;
+    if (!Launched || processCount() < 2 ||
+        PMPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &Provided) !=
+            MPI_SUCCESS)
+      return;
+  }
+  PMPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+ParallelLayer Hooks = {launchRank,   initForRestart, allMin,
+                       afterRestore, site,           stateBlob,
+                       checkVersion, duringWrite,    abortJob};
 
 // Registered before main, so the runtime knows the job is parallel.
 __attribute__((constructor)) void registerLayer() { Parallel = &Hooks; }

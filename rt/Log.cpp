@@ -8,6 +8,7 @@
 
 namespace ccc {
 int LogLevel = 0;
+void (*OnFatal)() = nullptr;
 
 static void vlog(const char *Fmt, va_list Ap) {
   char Buf[1024];
@@ -35,6 +36,11 @@ void fatal(const char *Fmt, ...) {
   va_start(Ap, Fmt);
   vlog(Fmt, Ap);
   va_end(Ap);
+  static bool Ending;
+  if (OnFatal && !Ending) {
+    Ending = true; // a fatal error inside OnFatal just exits
+    OnFatal();
+  }
   _exit(3);
 }
 } // namespace ccc

@@ -13,8 +13,12 @@ namespace ccc {
 // restart events, 2 details).
 extern int LogLevel;
 void logMessage(const char *Fmt, ...) __attribute__((format(printf, 1, 2)));
+// Prints the message, runs OnFatal (once) and exits with status 3.
 [[noreturn]] void fatal(const char *Fmt, ...)
     __attribute__((format(printf, 1, 2)));
+// Set by the runtime in a parallel job: ends the whole job, since the
+// other processes may wait for this one (in MPI's initialisation, say).
+extern void (*OnFatal)();
 } // namespace ccc
 
 #define CCC_ERR(...) ::ccc::logMessage(__VA_ARGS__)

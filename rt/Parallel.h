@@ -40,6 +40,10 @@ struct ParallelLayer {
   // communication library move the messages other ranks wait for (a large
   // send's rendezvous needs its sender's progress). May be null.
   void (*duringWrite)();
+  // A fatal error of this process: ends the whole job, also before the
+  // communication library is initialised (the other ranks would wait for
+  // this one there: MPICH's launcher waits for ever). May be null.
+  void (*abortJob)();
 };
 
 // Set by the layer's constructor; null in a serial program.

@@ -22,6 +22,7 @@
 #include "Log.h"
 #include "Parallel.h"
 #include "Process.h"
+#include "RunLock.h"
 #include "Store.h"
 #include "UnsavedGlobals.h"
 
@@ -36,7 +37,6 @@
 #include <cstring>
 #include <ctime>
 #include <pthread.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <unwind.h>
@@ -201,12 +201,7 @@ void openStore() {
   // One process per NAME and rank writes into a directory at a time.
   char Lock[kPathMax];
   snprintf(Lock, sizeof(Lock), "%s/%s.r%u.lock", Cfg.Dir, Cfg.Name, RT.Rank);
-  int Fd = open(Lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (Fd < 0)
-    fatal("cannot create %s: %s", Lock, strerror(errno));
-  if (flock(Fd, LOCK_EX | LOCK_NB) != 0)
-    fatal("%s is locked: another run of %s uses CCC_DIR=%s", Lock, Cfg.Name,
-          Cfg.Dir);
+  lockRun(Lock, Cfg.Name);
   removeStaleTemporaries(Cfg.Dir, Cfg.Name, RT.Rank);
   RT.NextVersion = highestVersion(Cfg.Dir, Cfg.Name) + 1;
 }
@@ -1128,8 +1123,10 @@ char **copyStrings(char **V, int *CountOut) {
 } // namespace
 
 [[noreturn]] void runtimeStart(UserMain Main, char **Argv, char **Envp) {
-  if (Parallel)
+  if (Parallel) {
     Parallel->launchRank(&RT.Rank, &RT.NRanks);
+    OnFatal = Parallel->abortJob;
+  }
   RT.BuildIdLen = executableBuildId(RT.BuildId, sizeof(RT.BuildId));
   RT.LoadMapLen = currentLoadMap(RT.LoadMap, sizeof(RT.LoadMap));
   checkUnsavedGlobals();
