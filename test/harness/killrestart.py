@@ -98,11 +98,21 @@ def descendants(root):
 
 
 def alive(pid):
+    """Whether a thread of process pid still runs. A killed process's leader
+    can be a zombie while another of its threads still unmaps its memory
+    and holds its files, and with them its locks."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return False
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def stack_summary(path, cap=12000):
@@ -148,9 +158,13 @@ class Run:
                 pass
         self.p.wait()
         # Wait until they are gone, so their locks are released.
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while any(alive(pid) for pid in victims) and time.monotonic() < deadline:
             time.sleep(0.01)
+        stuck = [pid for pid in victims if alive(pid)]
+        if stuck:
+            print(f"warning: processes {stuck} still running 60 s after "
+                  f"SIGKILL", flush=True)
 
     def dump_stacks(self):
         """Before a hung run is killed: every process's threads' stacks
