@@ -1078,6 +1078,24 @@ void restartIfPossible() {
             Cfg.Dir, Cfg.Name);
     return;
   }
+  // Images of a job of another size: said once, plainly, rather than as
+  // every rank's refusal of every image.
+  uint32_t Written = 0;
+  for (int I = 0; I < N; ++I) {
+    uint32_t R = commitRanks(Cfg.Dir, Cfg.Name, Versions[I]);
+    if (R == 0 || R == RT.NRanks) {
+      Written = 0;
+      break;
+    }
+    if (!Written)
+      Written = R;
+  }
+  if (Written)
+    fatal("the checkpoints of %s in %s were written by a job of %u rank%s, "
+          "this one has %u: restart it with %u rank%s. Nothing was deleted; "
+          "CCC_RESTART=never starts afresh",
+          Cfg.Name, Cfg.Dir, Written, Written == 1 ? "" : "s", RT.NRanks,
+          Written, Written == 1 ? "" : "s");
   if (Parallel)
     restartParallel(Versions, N);
   for (int I = 0; I < N; ++I) {

@@ -99,6 +99,24 @@ int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max) {
   return N;
 }
 
+uint32_t commitRanks(const char *Dir, const char *Name, uint64_t Version) {
+  char Path[kPathMax];
+  commitPath(Path, Dir, Name, Version);
+  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return 0;
+  char Text[256];
+  ssize_t N = read(Fd, Text, sizeof(Text) - 1);
+  close(Fd);
+  if (N <= 0)
+    return 0;
+  Text[N] = 0;
+  const char Key[] = "\nranks ";
+  const char *R = strstr(Text, Key);
+  return R ? static_cast<uint32_t>(strtoul(R + sizeof(Key) - 1, nullptr, 10))
+           : 0;
+}
+
 uint64_t highestVersion(const char *Dir, const char *Name) {
   DIR *D = opendir(Dir);
   if (!D)

@@ -28,6 +28,9 @@ void logPath(char *Buf, const char *Dir, const char *Name, uint64_t Version,
 // Committed versions of NAME in DIR, newest first. Returns how many (at most
 // Max).
 int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max);
+// The job size a commit record names ("ranks N"), or 0 if it cannot be
+// read.
+uint32_t commitRanks(const char *Dir, const char *Name, uint64_t Version);
 // The highest version of any file (image, commit or tmp) of NAME, or 0.
 uint64_t highestVersion(const char *Dir, const char *Name);
 
