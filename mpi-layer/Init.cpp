@@ -69,7 +69,7 @@ int envInt(const char *A, const char *B, const char *C, int Default) {
   return Default;
 }
 
-bool Launched = false; // the runtime started (the program has sites)
+bool Launched = false;     // the runtime started (the program has sites)
 bool Initialising = false; // inside PMPI_Init_thread
 
 void launchRank(uint32_t *Rank, uint32_t *NRanks) {

@@ -90,8 +90,8 @@ pid_t flockHolder(int Fd) {
     char *Line = Buf, *End;
     while (!Holder && (End = strchr(Line, '\n'))) {
       *End = 0;
-      Holder = holderOnLine(Line, major(St.st_dev), minor(St.st_dev),
-                            St.st_ino);
+      Holder =
+          holderOnLine(Line, major(St.st_dev), minor(St.st_dev), St.st_ino);
       Line = End + 1;
     }
     if (Holder)
