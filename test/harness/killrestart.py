@@ -10,7 +10,8 @@ be weakened to make a case pass:
  2. Per trial, in a fresh CCC_DIR: starts the ccc-built command with
     timer-triggered checkpoints, waits until a checkpoint is committed (or,
     with --during-write, until an image is being written), SIGKILLs the whole
-    process group at a random moment, starts the same command again, and
+    process group at a random moment, starts the same command again once
+    every thread of every killed process is gone, and
     repeats for a random number of kills; the last run goes to completion.
     A trial whose first run ends before it could be killed is redone (up to
     4 times, with ever earlier kill moments); a trial never killed fails.
