@@ -25,6 +25,8 @@ import time
 ap = argparse.ArgumentParser()
 ap.add_argument("--holder", required=True, help="lock_holder's path")
 ap.add_argument("--mpi", help="launcher words, before the rank count")
+ap.add_argument("--large", help="a ccc program of a few hundred MiB: "
+                "SIGKILLed and at once started again, it must restart")
 ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 HOLDER = a.holder
@@ -123,6 +125,28 @@ if not MPI:
               and "released after" in r.stderr,
               "... and says what it waited for")
     h.wait()
+
+if a.large:
+    # What a job script does after a failure: kill -9, then start again at
+    # once. The killed process's memory takes a moment to go, and its lock
+    # with it (here nearly every time): the new run must wait, not refuse.
+    waited = 0
+    for i in range(5):
+        d = os.path.join(work, f"large{i}")
+        env = dict(os.environ, CCC_DIR=d, CCC_VERBOSE="1", CCC_INTERVAL="0.2")
+        p = subprocess.Popen([a.large], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        while not glob.glob(os.path.join(d, "*.commit")) and p.poll() is None:
+            time.sleep(0.005)
+        p.kill()  # not waited for: the next run starts while it exits
+        r = subprocess.run([a.large, "1"], env=env, capture_output=True,
+                           text=True, timeout=300)
+        p.wait()
+        ok = r.returncode == 0 and "restarting from" in r.stderr
+        check(ok, f"killed and started again at once ({i + 1}/5): restarts"
+              + ("" if ok else f"\n{r.stderr[-1500:]}"))
+        waited += "which is exiting" in r.stderr
+    print(f"     ({waited} of 5 restarts waited for the killed process)")
 
 if failures:
     print(f"{len(failures)} failed; files in {work}")
