@@ -615,13 +615,17 @@ static int cmdLs(const char *Dir) {
         Committed = stat(C, &St) == 0;
         stat(P, &St);
       }
+      // A commit's rank column: the job's size ("of 2"), which a restart
+      // must have.
+      uint32_t JobRanks = Kind == 'c' ? commitRanks(Dir, Name, V) : 0;
+      std::string RankText = Kind != 'c' ? std::to_string(Rank)
+                             : JobRanks  ? "of " + std::to_string(JobRanks)
+                                         : "-";
       printf("%-40s %-8s %6llu %5s %12lld\n", F,
              Kind == 'c'   ? "commit"
              : Kind == 'l' ? (Committed ? "log" : "log*")
                            : (Committed ? "image" : "image*"),
-             (unsigned long long)V,
-             Kind == 'c' ? "-" : std::to_string(Rank).c_str(),
-             (long long)St.st_size);
+             (unsigned long long)V, RankText.c_str(), (long long)St.st_size);
     } else if (Tmp) {
       printf("%-40s %-8s %6s %5s %12lld\n", F, "partial", "-", "-",
              (long long)St.st_size);
@@ -629,7 +633,9 @@ static int cmdLs(const char *Dir) {
     free(List[I]);
   }
   free(List);
-  printf("(image* = not committed: never used for a restart)\n");
+  printf("(image* = not committed: never used for a restart; a commit's "
+         "rank column: the job's number of ranks, which a restart must "
+         "have)\n");
   return 0;
 }
 

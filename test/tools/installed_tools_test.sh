@@ -35,6 +35,8 @@ ckpt="$work/prefix/bin/ckpt"
 "$ckpt" ls "$work/ckpt" >"$work/ls"
 [ "$(grep -c ' image ' "$work/ls")" -eq 2 ] || fail "ckpt ls: expected 2 kept images: $(cat "$work/ls")"
 [ "$(grep -c ' commit ' "$work/ls")" -eq 2 ] || fail "ckpt ls: expected 2 commits"
+[ "$(grep -c ' commit .* of 1 ' "$work/ls")" -eq 2 ] ||
+  fail "ckpt ls: a commit's rank column names the job's size (of 1): $(cat "$work/ls")"
 img="$work/ckpt/forced.v000005.r0.ccc"
 "$ckpt" info "$img" >"$work/info"
 for s in context runtime loadmap globals heap stack; do
