@@ -77,6 +77,14 @@ struct RegionState { // at the region base
 
 uintptr_t Base;
 size_t Reserve;
+// The region is reserved MADV_DONTDUMP whole: a core dump (the kernel's,
+// or gdb's gcore, which writes every byte of a dumpable mapping) would
+// otherwise hold the whole reservation, 64 GiB by default. The part the
+// allocator has taken, [Base, DumpableEnd), is made dumpable again as the
+// bump pointer passes it, in steps of kDumpStep so that madvise runs on
+// the allocator's slow path about once per kDumpStep of growth.
+uintptr_t DumpableEnd;
+constexpr size_t kDumpStep = 32ULL << 20;
 std::atomic_flag Lock = ATOMIC_FLAG_INIT;
 
 inline RegionState *state() { return reinterpret_cast<RegionState *>(Base); }
@@ -126,6 +134,17 @@ void lazyInit() {
   unlock();
 }
 
+// Makes [DumpableEnd, End rounded up to kDumpStep) part of core dumps.
+void extendDumpable(uintptr_t End) {
+  uintptr_t To = (End - Base + kDumpStep - 1) / kDumpStep * kDumpStep + Base;
+  if (To > Base + Reserve)
+    To = Base + Reserve;
+  if (To <= DumpableEnd)
+    return;
+  madvise(reinterpret_cast<void *>(DumpableEnd), To - DumpableEnd, MADV_DODUMP);
+  DumpableEnd = To;
+}
+
 // Takes Len bytes (page-rounded for large use) from the never-used area.
 uintptr_t bump(size_t Len) {
   RegionState *S = state();
@@ -133,6 +152,8 @@ uintptr_t bump(size_t Len) {
     return 0;
   uintptr_t P = S->Bump;
   S->Bump += Len;
+  if (S->Bump > DumpableEnd)
+    extendDumpable(S->Bump);
   return P;
 }
 
@@ -274,14 +295,23 @@ bool heapMap(uintptr_t B, size_t R, bool Fresh) {
     errno = EEXIST;
     return false;
   }
+  // Failure only costs core size, never correctness: ignore it.
+  madvise(P, R, MADV_DONTDUMP);
   Base = B;
   Reserve = R;
+  DumpableEnd = B;
   if (Fresh) {
     RegionState *S = state();
     S->Magic = kMagic;
     S->Bump = (B + sizeof(RegionState) + kPage - 1) & ~(kPage - 1);
+    extendDumpable(S->Bump);
   }
   return true;
+}
+
+void heapRestored() {
+  if (Base)
+    extendDumpable(state()->Bump);
 }
 
 void heapUnmap() {
@@ -289,6 +319,7 @@ void heapUnmap() {
     munmap(reinterpret_cast<void *>(Base), Reserve);
   Base = 0;
   Reserve = 0;
+  DumpableEnd = 0;
 }
 bool heapIsMapped() { return Base != 0; }
 bool heapContains(const void *P) {
@@ -378,8 +409,8 @@ void heapForEachUsedRange(void (*Fn)(uintptr_t, size_t, void *), void *Ctx) {
     munmap(H, MapLen);
 }
 
-void heapForEachPlacedBlock(void (*Fn)(uintptr_t Addr, size_t Len,
-                                       uintptr_t PC, void *Ctx),
+void heapForEachPlacedBlock(void (*Fn)(uintptr_t Addr, size_t Len, uintptr_t PC,
+                                       void *Ctx),
                             void *Ctx) {
   if (!Base)
     return;

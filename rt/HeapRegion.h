@@ -24,6 +24,9 @@ constexpr size_t kHeapDefaultReserve = 64ULL << 30; // 64 GiB, MAP_NORESERVE
 // Maps the region at Base (MAP_FIXED_NOREPLACE). If Fresh, writes empty
 // allocator state; otherwise leaves zero memory for a restore to fill.
 bool heapMap(uintptr_t Base, size_t Reserve, bool Fresh);
+// After a restore has written the allocator's state back: makes the part of
+// the region in use part of core dumps again (the rest stays out).
+void heapRestored();
 void heapUnmap();
 bool heapIsMapped();
 bool heapContains(const void *P);
@@ -38,8 +41,8 @@ size_t heapUsedBytes();
 // Calls Fn for each large block in use whose allocation was recorded: its
 // data (Addr, Len) and the return address of the call that allocated it.
 // Call with the heap locked.
-void heapForEachPlacedBlock(void (*Fn)(uintptr_t Addr, size_t Len,
-                                       uintptr_t PC, void *Ctx),
+void heapForEachPlacedBlock(void (*Fn)(uintptr_t Addr, size_t Len, uintptr_t PC,
+                                       void *Ctx),
                             void *Ctx);
 // malloc and memalign on behalf of the allocating call at Caller (the
 // runtime's own entry points pass their return address).

@@ -1002,6 +1002,7 @@ void remapHeapForRestore() {
   CCC_INFO("restarting from %s (checkpoint %llu)", Path,
            (unsigned long long)Version);
   RT.Restarted = true;
+  heapRestored();
   reinitLanguageRuntime();
   if (Parallel)
     Parallel->afterRestore();
