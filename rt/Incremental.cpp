@@ -98,8 +98,12 @@ bool ChunkedWriter::addRange(uint32_t Section, uint64_t Addr, uint64_t Len) {
     ChunkEntry E = {Addr, L, H, Version, Section, 0};
     if (Prev && L >= kMinTableChunk) {
       const ChunkEntry *P = Prev->find(Section, Addr);
-      if (P && P->Len == L && P->Hash == H)
-        E.Version = P->Version;
+      if (P && P->Len == L && P->Hash == H) {
+        if (Full)
+          Stats.UnchangedBytes += L;
+        else
+          E.Version = P->Version;
+      }
     }
     if (E.Version == Version) {
       if (!W.addRange(Addr, Data, L, &H))
@@ -215,8 +219,8 @@ bool readReferencedChunks(const char *Dir, const char *Name,
       return false;
     }
     const ImageHeader &H = R.header();
-    if (H.Version != V || H.Rank != Newest.Rank ||
-        H.NRanks != Newest.NRanks || H.BuildIdLen != Newest.BuildIdLen ||
+    if (H.Version != V || H.Rank != Newest.Rank || H.NRanks != Newest.NRanks ||
+        H.BuildIdLen != Newest.BuildIdLen ||
         memcmp(H.BuildId, Newest.BuildId, H.BuildIdLen) != 0) {
       snprintf(Why, Cap,
                "it refers to chunks stored in %s, which belongs to another "

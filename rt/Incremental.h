@@ -56,16 +56,25 @@ private:
 struct ChunkStats {
   uint64_t StoredBytes = 0, StoredPieces = 0;
   uint64_t ReferencedBytes = 0, ReferencedPieces = 0;
+  // Of a full image written with a previous table to compare with: bytes
+  // stored although unchanged (what an incremental one would have left
+  // out); Compared says whether there was such a table.
+  uint64_t UnchangedBytes = 0;
+  bool Compared = false;
 };
 
 // Writes memory ranges as chunks into W's open memory section, leaving out
-// those unchanged since Prev (null: a full image). Out receives the table.
+// those unchanged since Prev (null: nothing to compare with), unless Full:
+// then every chunk is stored and the unchanged ones are only counted.
+// Out receives the table.
 class ChunkedWriter {
 public:
-  ChunkedWriter(ImageWriter &W, const ChunkTable *Prev, uint64_t Version,
-                uint64_t ChunkSize, ChunkTable &Out)
-      : W(W), Prev(Prev), Version(Version), ChunkSize(ChunkSize), Out(Out) {
+  ChunkedWriter(ImageWriter &W, const ChunkTable *Prev, bool Full,
+                uint64_t Version, uint64_t ChunkSize, ChunkTable &Out)
+      : W(W), Prev(Prev), Full(Full || !Prev), Version(Version),
+        ChunkSize(ChunkSize), Out(Out) {
     Out.clear();
+    Stats.Compared = Prev != nullptr;
   }
   bool addRange(uint32_t Section, uint64_t Addr, uint64_t Len);
   // Writes the SecChunks section and the header's chain fields.
@@ -77,6 +86,7 @@ public:
 private:
   ImageWriter &W;
   const ChunkTable *Prev;
+  bool Full;
   uint64_t Version, ChunkSize;
   ChunkTable &Out;
   ChunkStats Stats;

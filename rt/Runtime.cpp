@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
+#include "ChainPolicy.h"
 #include "Config.h"
 #include "ElfSymbols.h"
 #include "Exclusions.h"
@@ -38,6 +39,7 @@
 #include <ctime>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <unwind.h>
 
@@ -85,6 +87,7 @@ struct RuntimeGlobals {
   ChunkTable Prev, Next;
   uint32_t ChainLength = 0;
   ChunkStats LastStats;
+  ChainPolicy Policy; // full or incremental, from the sizes measured
   // Codecs of the globals and heap sections (transforms before zstd), measured
   // at each image (kept when an image samples nothing).
   uint32_t GlobalsCodec = CodecZstd, HeapCodec = CodecZstd;
@@ -591,10 +594,12 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   }
 
   bool Z = Cfg.CompressLevel > 0;
-  bool Full =
-      RT.Prev.size() == 0 || RT.ChainLength + 1 >= (uint32_t)Cfg.FullEvery;
-  ChunkedWriter CW(W, Full ? nullptr : &RT.Prev, Version, Cfg.ChunkSize,
-                   RT.Next);
+  bool Full = RT.Policy.wantFull(RT.Prev.size() != 0, RT.ChainLength,
+                                 (uint32_t)Cfg.FullEvery);
+  // A full image is still compared with the previous one, to measure what
+  // an increment would have saved (ChainPolicy).
+  ChunkedWriter CW(W, RT.Prev.size() ? &RT.Prev : nullptr, Full, Version,
+                   Cfg.ChunkSize, RT.Next);
   if (Parallel)
     CW.BetweenChunks = Parallel->duringWrite;
   if (Z) {
@@ -645,11 +650,13 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   return W.finish();
 }
 
-// The image just written is durable: the next one refers to its chunks.
-void chainOnto(uint32_t ChainLength) {
+// The image just written (Bytes long) is durable: the next one refers to
+// its chunks.
+void chainOnto(uint32_t ChainLength, uint64_t Bytes) {
   RT.Prev.swap(RT.Next);
   RT.Next.clear();
   RT.ChainLength = ChainLength;
+  RT.Policy.written(ChainLength == 0, Bytes, RT.LastStats);
 }
 
 // Writes version V, commits it and prunes old ones. On any failure the
@@ -686,7 +693,7 @@ __attribute__((noinline)) bool writeAndCommit() {
     // Durable here; the layer commits the version once every rank's is.
     // The next image may refer to this one even if the version is never
     // committed: pruning keeps every image a kept version refers to.
-    chainOnto(ChainLength);
+    chainOnto(ChainLength, Bytes);
     CCC_DEBUG("checkpoint %llu written: %s, %llu bytes, %.3f s; %llu bytes "
               "of memory stored, %llu unchanged",
               (unsigned long long)V, Final, (unsigned long long)Bytes,
@@ -703,7 +710,7 @@ __attribute__((noinline)) bool writeAndCommit() {
     unlink(Final);
     return false;
   }
-  chainOnto(ChainLength);
+  chainOnto(ChainLength, Bytes);
   pruneVersions(Cfg.Dir, Cfg.Name, Cfg.Keep);
   CCC_INFO("checkpoint %llu committed: %s, %llu bytes, %.3f s; %llu bytes of "
            "memory stored, %llu unchanged",
@@ -875,6 +882,21 @@ jumpToSavedContext() {
   __ccc_ctx_restore(&RT.Ctx);
 }
 
+// The sizes of the restored image's chain, for ChainPolicy: its full image
+// and the increments after it, this one included.
+void measureRestoredChain(const ImageHeader &H) {
+  char P[kPathMax];
+  struct stat St;
+  auto Size = [&](uint64_t V) -> uint64_t {
+    imagePath(P, Cfg.Dir, Cfg.Name, V, RT.Rank);
+    return stat(P, &St) == 0 ? (uint64_t)St.st_size : 0;
+  };
+  uint64_t Chain = 0;
+  for (uint64_t V = H.ChainBase + 1; V <= H.Version; ++V)
+    Chain += Size(V);
+  RT.Policy.restored(H.ChainLength, Size(H.ChainBase), Chain, Size(H.Version));
+}
+
 // Checks everything that can be checked before touching memory, then writes
 // the image back. False (with Why) if this image cannot be used.
 bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
@@ -972,6 +994,7 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
     return false;
   RT.Prev.swap(Chunks);
   RT.ChainLength = H.ChainLength;
+  measureRestoredChain(H);
   RT.Ctx = Ctx;
   RT.State = State;
   RT.State.Restarts++;
@@ -998,9 +1021,38 @@ void remapHeapForRestore() {
           strerror(errno));
 }
 
+// "12 s ago (2026-11-26 01:40:12 UTC)" for a time T, into Buf.
+void describeAge(char *Buf, size_t Cap, int64_t T) {
+  if (T < 0) {
+    snprintf(Buf, Cap, "at an unknown time");
+    return;
+  }
+  int64_t Age = (int64_t)time(nullptr) - T;
+  if (Age < 0)
+    Age = 0;
+  char When[64];
+  time_t TT = (time_t)T;
+  struct tm Tm;
+  strftime(When, sizeof(When), "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&TT, &Tm));
+  if (Age < 120)
+    snprintf(Buf, Cap, "%lld s ago (%s)", (long long)Age, When);
+  else if (Age < 7200)
+    snprintf(Buf, Cap, "%lld min ago (%s)", (long long)(Age / 60), When);
+  else if (Age < 172800)
+    snprintf(Buf, Cap, "%.1f h ago (%s)", Age / 3600.0, When);
+  else
+    snprintf(Buf, Cap, "%.1f days ago (%s)", Age / 86400.0, When);
+}
+
 [[noreturn]] void resumeRestored(const char *Path, uint64_t Version) {
-  CCC_INFO("restarting from %s (checkpoint %llu)", Path,
-           (unsigned long long)Version);
+  // One line at the default verbosity (job logs need to show that a run
+  // resumed, and from how far back): from rank 0 only, every rank resumes
+  // the same version.
+  char Age[128];
+  describeAge(Age, sizeof(Age), commitTime(Cfg.Dir, Cfg.Name, Version));
+  if (RT.Rank == 0 || LogLevel >= 1)
+    logMessage("restarting from %s (checkpoint %llu), written %s", Path,
+               (unsigned long long)Version, Age);
   RT.Restarted = true;
   heapRestored();
   reinitLanguageRuntime();
@@ -1079,6 +1131,23 @@ void restartIfPossible() {
             Cfg.Dir, Cfg.Name);
     return;
   }
+  // A job that finished normally after its newest checkpoint is run again
+  // from the start, as a user re-running a finished job expects; its
+  // images stay until new ones replace them.
+  uint64_t Done;
+  int64_t When;
+  if (Cfg.Restart == RestartMode::Auto &&
+      readCompleted(Cfg.Dir, Cfg.Name, &Done, &When) && Done >= Versions[0]) {
+    if (RT.Rank == 0) {
+      char Age[128];
+      describeAge(Age, sizeof(Age), When);
+      logMessage("%s finished normally %s: starting afresh (its checkpoints "
+                 "stay in %s until new ones replace them; CCC_RESTART=require "
+                 "resumes from checkpoint %llu)",
+                 Cfg.Name, Age, Cfg.Dir, (unsigned long long)Versions[0]);
+    }
+    return;
+  }
   // Images of a job of another size: said once, plainly, rather than as
   // every rank's refusal of every image.
   uint32_t Written = 0;
@@ -1133,6 +1202,23 @@ char **copyStrings(char **V, int *CountOut) {
   return Out;
 }
 
+// Runs at exit, after the program's own exit handlers (it is registered
+// before main): a job that ends with status 0 is recorded as completed, by
+// rank 0 once MPI has finished (every commit of the job decided), so that
+// running it again starts afresh.
+void recordCompletion(int Status, void *) {
+  if (Status != 0 || !RT.Ready || RT.Rank != 0)
+    return;
+  uint64_t Versions[1024];
+  int N = listCommitted(Cfg.Dir, Cfg.Name, Versions, 1024);
+  if (!writeCompleted(Cfg.Dir, Cfg.Name, N ? Versions[0] : 0, RT.NRanks))
+    logMessage("cannot record in %s that %s completed (%s): running it again "
+               "will resume from its last checkpoint",
+               Cfg.Dir, Cfg.Name, strerror(errno));
+  else
+    CCC_INFO("%s completed; its next run starts afresh", Cfg.Name);
+}
+
 [[noreturn]] void runUserMain(void *P) {
   auto *A = static_cast<MainArgs *>(P);
   int R = A->Main(A->Argc, A->Argv, A->Envp);
@@ -1152,6 +1238,7 @@ char **copyStrings(char **V, int *CountOut) {
   openStore();
   mapStack();
   installOverflowReporter();
+  on_exit(recordCompletion, nullptr);
   restartIfPossible();
 
   // Instrumented static constructors may have mapped it already.

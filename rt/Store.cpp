@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -178,6 +179,63 @@ bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
     unlink(Tmp);
   }
   return Ok;
+}
+
+void completedPath(char *Buf, const char *Dir, const char *Name) {
+  snprintf(Buf, kPathMax, "%s/%s.completed", Dir, Name);
+}
+
+bool writeCompleted(const char *Dir, const char *Name, uint64_t Version,
+                    uint32_t NRanks) {
+  char Final[kPathMax], Tmp[kPathMax + 8];
+  completedPath(Final, Dir, Name);
+  snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
+  int Fd = open(Tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (Fd < 0)
+    return false;
+  char Text[256];
+  int N =
+      snprintf(Text, sizeof(Text),
+               "ccc-completed 1\nversion %llu\nranks %u\ntime %lld\n",
+               (unsigned long long)Version, NRanks, (long long)time(nullptr));
+  bool Ok = write(Fd, Text, N) == N && fsync(Fd) == 0;
+  Ok = close(Fd) == 0 && Ok;
+  if (Ok && publish(Tmp, Final, Dir))
+    return true;
+  unlink(Tmp);
+  return false;
+}
+
+bool readCompleted(const char *Dir, const char *Name, uint64_t *Version,
+                   int64_t *When) {
+  char Path[kPathMax];
+  completedPath(Path, Dir, Name);
+  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return false;
+  char Text[256];
+  ssize_t N = read(Fd, Text, sizeof(Text) - 1);
+  close(Fd);
+  if (N <= 0)
+    return false;
+  Text[N] = 0;
+  unsigned long long V;
+  long long T;
+  const char *VP = strstr(Text, "\nversion "), *TP = strstr(Text, "\ntime ");
+  if (strncmp(Text, "ccc-completed 1\n", 16) != 0 || !VP || !TP ||
+      sscanf(VP, "\nversion %llu", &V) != 1 ||
+      sscanf(TP, "\ntime %lld", &T) != 1)
+    return false;
+  *Version = V;
+  *When = T;
+  return true;
+}
+
+int64_t commitTime(const char *Dir, const char *Name, uint64_t Version) {
+  char Path[kPathMax];
+  commitPath(Path, Dir, Name, Version);
+  struct stat St;
+  return stat(Path, &St) == 0 ? (int64_t)St.st_mtime : -1;
 }
 
 void pruneVersions(const char *Dir, const char *Name, int Keep) {

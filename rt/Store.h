@@ -6,6 +6,9 @@
 //                         non-blocking protocol), written after the image
 //   NAME.vSEQ.commit      written after every rank's image is durable; a
 //                         version without it never counts
+//   NAME.completed        written when the job finished normally (exit
+//                         status 0): the newest version committed then;
+//                         a later run starts afresh unless newer ones exist
 //   *.tmp                 files being written (renamed when complete)
 // Shared by the runtime and the `ckpt` tool.
 //
@@ -33,6 +36,17 @@ int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max);
 uint32_t commitRanks(const char *Dir, const char *Name, uint64_t Version);
 // The highest version of any file (image, commit or tmp) of NAME, or 0.
 uint64_t highestVersion(const char *Dir, const char *Name);
+
+// The record that the job finished normally: the newest committed version
+// at its end (0 if none), and when (seconds since the epoch).
+void completedPath(char *Buf, const char *Dir, const char *Name);
+bool writeCompleted(const char *Dir, const char *Name, uint64_t Version,
+                    uint32_t NRanks);
+// False if NAME has no completion record (or an unreadable one).
+bool readCompleted(const char *Dir, const char *Name, uint64_t *Version,
+                   int64_t *When);
+// When Version's commit record was written (seconds since the epoch), or -1.
+int64_t commitTime(const char *Dir, const char *Name, uint64_t Version);
 
 // Durably renames Tmp to Final (fsync of the directory included).
 bool publish(const char *Tmp, const char *Final, const char *Dir);

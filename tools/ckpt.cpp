@@ -581,6 +581,25 @@ static int cmdVerify(const char *Path) {
   return 0;
 }
 
+// Whether the image of Version (of Rank) is the base of a committed
+// incremental image of the same rank: a kept version's chain reaches back
+// to it (the commit record of its own version is gone, pruned).
+static bool isChainBase(const char *Dir, const char *Name, uint64_t Version,
+                        uint32_t Rank) {
+  uint64_t Committed[1024];
+  int N = listCommitted(Dir, Name, Committed, 1024);
+  for (int I = 0; I < N; ++I) {
+    if (Committed[I] <= Version)
+      continue;
+    char P[kPathMax];
+    imagePath(P, Dir, Name, Committed[I], Rank);
+    ImageReader R;
+    if (R.open(P) && R.header().ChainBase <= Version)
+      return true;
+  }
+  return false;
+}
+
 static int byName(const struct dirent **A, const struct dirent **B) {
   return strcmp((*A)->d_name, (*B)->d_name);
 }
@@ -607,12 +626,24 @@ static int cmdLs(const char *Dir) {
       free(List[I]);
       continue;
     }
+    size_t CL = sizeof(".completed") - 1;
+    if (L > CL && !strcmp(F + L - CL, ".completed")) {
+      std::string Job(F, L - CL);
+      uint64_t Done;
+      int64_t When;
+      if (readCompleted(Dir, Job.c_str(), &Done, &When))
+        printf("%-40s %-8s %6llu %5s %12lld\n", F, "done",
+               (unsigned long long)Done, "-", (long long)St.st_size);
+      free(List[I]);
+      continue;
+    }
     if (parseStoreName(F, Name, sizeof(Name), &V, &Rank, &Kind)) {
-      bool Committed = true;
+      bool Committed = true, Base = false;
       if (Kind == 'i' || Kind == 'l') {
         char C[kPathMax];
         commitPath(C, Dir, Name, V);
         Committed = stat(C, &St) == 0;
+        Base = !Committed && Kind == 'i' && isChainBase(Dir, Name, V, Rank);
         stat(P, &St);
       }
       // A commit's rank column: the job's size ("of 2"), which a restart
@@ -624,6 +655,7 @@ static int cmdLs(const char *Dir) {
       printf("%-40s %-8s %6llu %5s %12lld\n", F,
              Kind == 'c'   ? "commit"
              : Kind == 'l' ? (Committed ? "log" : "log*")
+             : Base        ? "base"
                            : (Committed ? "image" : "image*"),
              (unsigned long long)V, RankText.c_str(), (long long)St.st_size);
     } else if (Tmp) {
@@ -633,9 +665,12 @@ static int cmdLs(const char *Dir) {
     free(List[I]);
   }
   free(List);
-  printf("(image* = not committed: never used for a restart; a commit's "
-         "rank column: the job's number of ranks, which a restart must "
-         "have)\n");
+  printf("(image* = not committed: never used for a restart; base = an "
+         "image whose own version was pruned, kept because a committed "
+         "incremental image takes chunks from it; done = the job finished "
+         "normally after that version: its next run starts afresh; a "
+         "commit's rank column: the job's number of ranks, which a restart "
+         "must have)\n");
   return 0;
 }
 

@@ -33,7 +33,7 @@ CCC_DIR="$work/ckpt" CCC_KEEP=2 "$work/forced" >"$work/out"
 grep -q '^total ' "$work/out" || fail "program output"
 ckpt="$work/prefix/bin/ckpt"
 "$ckpt" ls "$work/ckpt" >"$work/ls"
-[ "$(grep -c ' image ' "$work/ls")" -eq 2 ] || fail "ckpt ls: expected 2 kept images: $(cat "$work/ls")"
+[ "$(awk '$2 == "image"' "$work/ls" | wc -l)" -eq 2 ] || fail "ckpt ls: expected 2 kept images: $(cat "$work/ls")"
 [ "$(grep -c ' commit ' "$work/ls")" -eq 2 ] || fail "ckpt ls: expected 2 commits"
 [ "$(grep -c ' commit .* of 1 ' "$work/ls")" -eq 2 ] ||
   fail "ckpt ls: a commit's rank column names the job's size (of 1): $(cat "$work/ls")"
@@ -61,7 +61,7 @@ for mpi in openmpi mpich; do
   "$cc" --mpi=$mpi -O2 -o "$work/$mpi.opt" "$mpisrc"
   if [ $mpi = openmpi ]; then
     OMPI_CC="$cc" mpicc.openmpi -O2 -o "$work/$mpi.route" "$mpisrc"
-    launch="mpirun.openmpi --oversubscribe -x CCC_DIR -x CCC_INTERVAL -np 2"
+    launch="mpirun.openmpi --oversubscribe -x CCC_DIR -x CCC_INTERVAL -x CCC_RESTART -np 2"
   else
     MPICH_CC="$cc" mpicc.mpich -O2 -o "$work/$mpi.route" "$mpisrc"
     launch="mpiexec.mpich -n 2"
@@ -72,9 +72,16 @@ for mpi in openmpi mpich; do
   rm -rf "$work/mpickpt"
   CCC_DIR="$work/mpickpt" CCC_INTERVAL=0.05 $launch "$work/$mpi.route" 3000 >"$work/mpi1"
   ls "$work/mpickpt" | grep -q '\.r1\.ccc$' || fail "$mpi: no rank-1 image"
-  CCC_DIR="$work/mpickpt" CCC_VERBOSE=1 $launch "$work/$mpi.route" 3000 >"$work/mpi2" 2>"$work/mpierr"
+  # The job finished: rank 0 recorded it, so it is resumed only on request
+  # (CCC_RESTART=require), and run again as it is it starts afresh.
+  [ -f "$work/mpickpt/$mpi.route.completed" ] || fail "$mpi: finished job not recorded as completed"
+  CCC_DIR="$work/mpickpt" CCC_RESTART=require $launch "$work/$mpi.route" 3000 >"$work/mpi2" 2>"$work/mpierr"
   grep -q 'restarting from' "$work/mpierr" || fail "$mpi: no restart: $(cat "$work/mpierr")"
   cmp -s "$work/mpi1" "$work/mpi2" || fail "$mpi: restarted output differs"
+  CCC_DIR="$work/mpickpt" $launch "$work/$mpi.route" 3000 >"$work/mpi3" 2>"$work/mpierr"
+  grep -q 'finished normally.*starting afresh' "$work/mpierr" || fail "$mpi: finished job not started afresh: $(cat "$work/mpierr")"
+  grep -q 'restarting from' "$work/mpierr" && fail "$mpi: finished job resumed: $(cat "$work/mpierr")"
+  cmp -s "$work/mpi1" "$work/mpi3" || fail "$mpi: fresh output differs"
 done
 if sys=$(command -v mpicc); then
   "$cc" -O2 -o "$work/sys" "$mpisrc"

@@ -6,7 +6,8 @@ usage: handler_sites_test.py PROGRAM
 PROGRAM (handler_sites.cpp built with the pass) forces a checkpoint inside a
 catch handler and inside a destructor run by unwinding: both must return
 CCC_NONE with one `ccc:` message and write no image; the forced checkpoint
-after them must be taken (CCC_TAKEN), and running again must resume there
+after them must be taken (CCC_TAKEN), and running again with
+CCC_RESTART=require (the first run finished) must resume there
 (CCC_RESTARTED) from checkpoint version 1.
 """
 import glob
@@ -30,8 +31,8 @@ with tempfile.TemporaryDirectory(prefix="ccc-handler-") as d:
     commits = sorted(os.path.basename(p) for p in glob.glob(d + "/*.commit"))
     if len(commits) != 1 or ".v000001." not in commits[0]:
         failures.append(f"want exactly checkpoint version 1, got {commits}")
-    again = subprocess.run([prog], env=env, capture_output=True, text=True,
-                           timeout=60)
+    again = subprocess.run([prog], env=dict(env, CCC_RESTART="require"),
+                           capture_output=True, text=True, timeout=60)
     if again.returncode != 0 or again.stdout != "after: 2\n" or \
             "restarting from" not in again.stderr:
         failures.append(f"restart: exit {again.returncode}, stdout "
