@@ -4,11 +4,12 @@
 #include "LibcHeap.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,48 +68,53 @@ struct FunctionSym {
 };
 } // namespace
 
-// The executable's functions, read once; null if none.
-static const FunctionSym *functionSymAt(uintptr_t IP, uintptr_t *BiasOut) {
-  static FunctionSym *Funcs;
-  static size_t NFuncs;
-  static uintptr_t Bias;
-  static bool Loaded;
-  if (!Loaded) {
-    Loaded = true;
-    ElfFile E;
-    if (!E.openSelf())
-      return nullptr;
-    size_t N = 0, Bytes = 0;
-    for (size_t I = 0; E.Syms && I < E.NSyms; ++I)
-      if (ELF64_ST_TYPE(E.Syms[I].st_info) == STT_FUNC && E.Syms[I].st_size) {
-        ++N;
-        Bytes += strlen(E.Str + E.Syms[I].st_name) + 1;
-      }
-    Funcs = static_cast<FunctionSym *>(
-        __libc_malloc(N * sizeof(FunctionSym) + Bytes + 1));
-    char *Names = reinterpret_cast<char *>(Funcs + N);
-    for (size_t I = 0; Funcs && E.Syms && I < E.NSyms; ++I) {
-      const Elf64_Sym &S = E.Syms[I];
-      if (ELF64_ST_TYPE(S.st_info) != STT_FUNC || !S.st_size)
-        continue;
-      size_t L = strlen(E.Str + S.st_name) + 1;
-      memcpy(Names, E.Str + S.st_name, L);
-      Funcs[NFuncs++] = {E.Bias + S.st_value, E.Bias + S.st_value + S.st_size,
-                         Names};
-      Names += L;
+static FunctionSym *Funcs;
+static size_t NFuncs;
+static uintptr_t ExeBias;
+
+// Reads the executable's functions (once: the allocator may ask from any
+// thread, see AllocationSite.cpp).
+static void loadFunctionSyms() {
+  ElfFile E;
+  if (!E.openSelf())
+    return;
+  size_t N = 0, Bytes = 0;
+  for (size_t I = 0; E.Syms && I < E.NSyms; ++I)
+    if (ELF64_ST_TYPE(E.Syms[I].st_info) == STT_FUNC && E.Syms[I].st_size) {
+      ++N;
+      Bytes += strlen(E.Str + E.Syms[I].st_name) + 1;
     }
-    Bias = E.Bias;
-    E.close();
-    std::sort(Funcs, Funcs + NFuncs,
-              [](const FunctionSym &X, const FunctionSym &Y) {
-                return X.Lo < Y.Lo;
-              });
+  Funcs = static_cast<FunctionSym *>(
+      __libc_malloc(N * sizeof(FunctionSym) + Bytes + 1));
+  char *Names = reinterpret_cast<char *>(Funcs + N);
+  for (size_t I = 0; Funcs && E.Syms && I < E.NSyms; ++I) {
+    const Elf64_Sym &S = E.Syms[I];
+    if (ELF64_ST_TYPE(S.st_info) != STT_FUNC || !S.st_size)
+      continue;
+    size_t L = strlen(E.Str + S.st_name) + 1;
+    memcpy(Names, E.Str + S.st_name, L);
+    Funcs[NFuncs++] = {E.Bias + S.st_value, E.Bias + S.st_value + S.st_size,
+                       Names};
+    Names += L;
   }
+  ExeBias = E.Bias;
+  E.close();
+  std::sort(
+      Funcs, Funcs + NFuncs,
+      [](const FunctionSym &X, const FunctionSym &Y) { return X.Lo < Y.Lo; });
+}
+
+// The executable's function containing IP; null if none.
+static const FunctionSym *functionSymAt(uintptr_t IP, uintptr_t *BiasOut) {
+  static pthread_once_t Once = PTHREAD_ONCE_INIT;
+  pthread_once(&Once, loadFunctionSyms);
+  if (!Funcs)
+    return nullptr;
   const FunctionSym *Above = std::upper_bound(
       Funcs, Funcs + NFuncs, IP,
       [](uintptr_t V, const FunctionSym &F) { return V < F.Lo; });
   if (BiasOut)
-    *BiasOut = Bias;
+    *BiasOut = ExeBias;
   return Above != Funcs && IP < Above[-1].Hi ? &Above[-1] : nullptr;
 }
 
@@ -117,11 +123,51 @@ const char *executableFunctionAt(uintptr_t IP) {
   return F ? F->Name : nullptr;
 }
 
+// flang's names of procedures as Fortran spells them: _QPname (external),
+// _QMmodPname (module procedure), _QMmodFhostPname (internal), _QQmain
+// (the main program); into Out, or false if Name is not one of them.
+static bool fortranProcedureName(const char *Name, char *Out, size_t Cap) {
+  if (!strcmp(Name, "_QQmain")) {
+    snprintf(Out, Cap, "main program");
+    return true;
+  }
+  if (strncmp(Name, "_Q", 2) != 0)
+    return false;
+  // Lower-case letters, digits and '_' only: flang mangles nothing else
+  // into these names, and a capital letter starts the next component.
+  const char *P = Name + 2;
+  size_t N = 0;
+  bool Proc = false;
+  while (*P && N + 3 < Cap) {
+    char Kind = *P++;
+    if (Kind != 'M' && Kind != 'F' && Kind != 'P')
+      return false;
+    const char *Start = P;
+    while ((*P >= 'a' && *P <= 'z') || (*P >= '0' && *P <= '9') || *P == '_')
+      ++P;
+    if (P == Start)
+      return false;
+    if (N) {
+      Out[N++] = ':';
+      Out[N++] = ':';
+    }
+    for (const char *C = Start; C < P && N + 1 < Cap; ++C)
+      Out[N++] = *C;
+    Proc = Kind == 'P';
+  }
+  Out[N] = 0;
+  return Proc && !*P;
+}
+
 void describeExecutableAddress(uintptr_t IP, char *Out, size_t Cap) {
   uintptr_t Bias = 0;
   const FunctionSym *F = functionSymAt(IP, &Bias);
   unsigned long long Rel = IP - Bias;
-  if (F)
+  char Fortran[128];
+  if (F && fortranProcedureName(F->Name, Fortran, sizeof(Fortran)))
+    snprintf(Out, Cap, "%s+0x%llx [0x%llx]", Fortran,
+             (unsigned long long)(IP - F->Lo), Rel);
+  else if (F)
     snprintf(Out, Cap, "%s+0x%llx [0x%llx]", F->Name,
              (unsigned long long)(IP - F->Lo), Rel);
   else

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HeapRegion.h"
+#include "AllocationSite.h"
 #include "Exclusions.h"
 #include "LibcHeap.h"
 
@@ -430,10 +431,19 @@ void *heapAllocFrom(size_t N, const void *Caller) {
     return nullptr;
   }
   size_t Total = N + sizeof(BlockHeader);
+  if (Total <= kSmallMax) {
+    lock();
+    void *P = allocSmall(Total);
+    unlock();
+    if (!P)
+      errno = ENOMEM;
+    return P;
+  }
+  // Large blocks are named by their allocating call in `ckpt info`; found
+  // before taking the lock, since it may unwind the stack.
+  uintptr_t Site = allocationSite(reinterpret_cast<uintptr_t>(Caller));
   lock();
-  void *P = Total <= kSmallMax
-                ? allocSmall(Total)
-                : allocLarge(Total, reinterpret_cast<uintptr_t>(Caller));
+  void *P = allocLarge(Total, Site);
   unlock();
   if (!P)
     errno = ENOMEM;
