@@ -92,7 +92,10 @@ std::string asmString(StringRef Text) {
 // name rather than called: a host without one (a compiler built for other
 // targets, or not exporting it) then still loads the plugin. Registering
 // stores the same constructor again, so a host that has registered them
-// (clang) is not harmed; it does not get here anyway.
+// (clang) is not harmed; it does not get here anyway. Registration must not
+// race a lookup on another thread: compilers run the optimizer and code
+// generation of a module on one thread, and this runs before code
+// generation. LLVM 19 to 22 keep these names and AsmParsers.def.
 void registerAsmParsers() {
   static const bool Done = [] {
 #define LLVM_ASM_PARSER(TargetName) "LLVMInitialize" #TargetName "AsmParser",
