@@ -21,6 +21,17 @@
 // also checks that each local lies inside its frame. Runs at OptimizerLast,
 // after every optimization that could read the escape as a capture.
 //
+// Writing an object file parses inline asm with the target's assembler
+// parser, which clang registers and flang-new (19) does not: flang aborted
+// ("we don't have an asm parser for this target"). The pass registers the
+// parsers itself; a compiler where that fails gets no records (the locals
+// stay in the images). Why inline asm still: nothing else in LLVM IR puts
+// a label at a call's return address and a record naming it in a section
+// of our layout. A block address is not one (codegen puts the copies of
+// the call's results, or spills, between the call and the next block), and
+// llvm.experimental.stackmap would need the runtime to read the version-
+// dependent .llvm_stackmaps format instead of one array of records.
+//
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"
 #include "Locals.h"
@@ -34,10 +45,16 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <dlfcn.h>
 
 #define DEBUG_TYPE "ccc-frame-table"
 STATISTIC(NumRecords, "Records of callers' dead locals");
+STATISTIC(NumNoAsmParser,
+          "Modules left without records: no assembler parser for the target");
 
 using namespace llvm;
 using namespace ccc;
@@ -69,6 +86,56 @@ std::string asmString(StringRef Text) {
     S += isPrint(C) ? C : '?';
   }
   return S + "\"";
+}
+
+// Registers every assembler parser the host process has, once. Looked up by
+// name rather than called: a host without one (a compiler built for other
+// targets, or not exporting it) then still loads the plugin. Registering
+// stores the same constructor again, so a host that has registered them
+// (clang) is not harmed; it does not get here anyway. Registration must not
+// race a lookup on another thread: compilers run the optimizer and code
+// generation of a module on one thread, and this runs before code
+// generation. LLVM 19 to 22 keep these names and AsmParsers.def.
+void registerAsmParsers() {
+  static const bool Done = [] {
+#define LLVM_ASM_PARSER(TargetName) "LLVMInitialize" #TargetName "AsmParser",
+    static const char *const Names[] = {
+#include "llvm/Config/AsmParsers.def"
+    };
+    for (const char *Name : Names)
+      if (void *Init = dlsym(RTLD_DEFAULT, Name))
+        reinterpret_cast<void (*)()>(Init)();
+    return true;
+  }();
+  (void)Done;
+}
+
+// Whether inline asm in M can become machine code in this process: its
+// target has an assembler parser, after registering them if needed. A
+// target this process does not know (opt writing IR, no triple) means no
+// code generator runs here: whichever compiles the IR later parses it.
+bool canAssembleInlineAsm(const Module &M) {
+  Triple TT(M.getTargetTriple());
+  std::string Error;
+  const Target *T = TargetRegistry::lookupTarget("", TT, Error);
+  if (!T)
+    return true;
+  if (!T->hasMCAsmParser())
+    registerAsmParsers();
+  return T->hasMCAsmParser();
+}
+
+// Without records the liveness metadata has no reader: dropped.
+bool dropFrameMetadata(Function &F) {
+  bool Changed = false;
+  for (Instruction &I : instructions(F))
+    for (unsigned Kind : {I.getContext().getMDKindID(CCC_DEAD_AFTER_MD),
+                          I.getContext().getMDKindID(CCC_FRAME_LOCAL_MD)})
+      if (I.getMetadata(Kind)) {
+        I.setMetadata(Kind, nullptr);
+        Changed = true;
+      }
+  return Changed;
 }
 
 unsigned idOf(const MDNode *N, unsigned I) {
@@ -169,8 +236,11 @@ bool buildTable(Function &F) {
 
 PreservedAnalyses ccc::FrameTablePass::run(Module &M, ModuleAnalysisManager &) {
   bool Changed = false;
+  bool Records = canAssembleInlineAsm(M);
+  if (!Records)
+    ++NumNoAsmParser;
   for (Function &F : M)
     if (!F.isDeclaration())
-      Changed |= buildTable(F);
+      Changed |= Records ? buildTable(F) : dropFrameMetadata(F);
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

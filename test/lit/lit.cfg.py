@@ -4,7 +4,7 @@ import lit.formats
 
 config.name = "ccc-pass"
 config.test_format = lit.formats.ShTest(True)
-config.suffixes = [".ll", ".c", ".cpp", ".f90"]
+config.suffixes = [".ll", ".c", ".cpp", ".f90", ".f"]
 config.excludes = ["Inputs"]
 config.test_source_root = config.ccc_source_dir
 config.environment["PATH"] = os.pathsep.join(
