@@ -20,8 +20,10 @@ Rules:
     present as a macro: a name declared as a function in one header and as a
     macro in the other is kept and flagged "[macro:ompi]"/"[macro:mpich]".
   * Declarations tagged __mpi_interface_removed__ (Open MPI's MPI-1 functions
-    removed in MPI-3.0, hidden unless built with --enable-mpi1-compatibility)
-    are dropped.  The first declaration of a name wins.
+    removed in MPI-3.0, hidden unless built with --enable-mpi1-compatibility,
+    but still in the library) are kept when MPICH declares them too, flagged
+    "removed in MPI-3.0": a program can call them, so the layer must wrap
+    them.  The first declaration of a name wins.
   * Canonical form: `RET NAME(TYPE name, ...)`, types spelled as in Open
     MPI's header (const kept, `[]` kept), one space between tokens, `*`
     attached to the name.  Parameter names: Open MPI's, else MPICH's, else
@@ -108,7 +110,6 @@ def parse(path):
             continue
         if "__mpi_interface_removed__" in stmt:
             removed.add(m.group(2))
-            continue
         close = matching_paren(stmt, m.end() - 1)
         ret = " ".join(m.group(1).replace("*", " * ").split()).replace(" *", "*")
         args = [a.strip() for a in stmt[m.end():close].split(",")]
@@ -159,7 +160,10 @@ def extract(ompi_h, mpich_h):
     only = {"Open MPI": [], "MPICH": [], "MPICH, removed in MPI-3.0": []}
     for name in sorted(set(of) | set(mf)):
         o, m = of.get(name), mf.get(name)
-        if o and m:
+        if o and m and name in removed:
+            notes[name] = "removed in MPI-3.0 (Open MPI declares it only " \
+                "with OMPI_OMIT_MPI1_COMPAT_DECLS=0)"
+        elif o and m:
             if signature(o) != signature(m):
                 notes[name] = "types differ: MPICH has " + canonical(name, None, m)
         elif o and name in mm:
