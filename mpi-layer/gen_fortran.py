@@ -26,7 +26,8 @@ A function with an argument none of these covers (callbacks, attribute
 values, argv...) is refused under its Fortran name, never passed to MPI
 unseen; so are `refuse` functions and `proto` functions not written by hand
 yet, as in C. Functions without a Fortran binding (f2c/c2f, MPI_T_*) get
-nothing.
+nothing, nor do the MPICH-only ones ([only:mpich]): MPICH's Fortran bindings
+call the C functions, which the layer defines.
 
 `legacy` functions (MPI-1 names, see functions.spec) follow their
 replacement: refused with its reason while it is refused; else converted as
@@ -187,7 +188,7 @@ def refusal(fname, fparams, reason):
 def refusal_reason(status, name, note, done):
     """Why the layer refuses the C function, or None."""
     if status == "refuse":
-        return re.sub(r"^\[macro:\w+\]\s*", "", note) or \
+        return re.sub(r"^\[(macro|only):\w+\]\s*", "", note) or \
             "not supported by ccc yet"
     if status in ("proto", "legacy") and name not in done:
         return "not handled by ccc's MPI layer yet"
@@ -277,7 +278,8 @@ def main():
     for status, ret, name, params, note in specs:
         if name.startswith("MPI_T_") or re.search(r"_(c2f|f2c)$", name):
             continue
-        if fortran_names(name)[0] in fhand:
+        # One MPI's own functions: its Fortran bindings call the C ones.
+        if fortran_names(name)[0] in fhand or note.startswith("[only:"):
             continue
         refused = None
         if status == "legacy":

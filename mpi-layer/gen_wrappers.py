@@ -88,7 +88,7 @@ def definition(status, ret, name, params, note):
         if status == "proto":
             reason = "not handled by ccc's MPI layer yet"
         else:
-            reason = re.sub(r"^\[macro:\w+\]\s*", "", note)
+            reason = re.sub(r"^\[(macro|only):\w+\]\s*", "", note)
             reason = reason or "not supported by ccc yet"
         reason = reason.replace("\\", "\\\\").replace('"', "'")
         body = (f"  if (Active)\n    refuse(calledAs(\"{name}\"), \"{reason}\");\n"
@@ -122,6 +122,10 @@ def main():
         # Some names are macros in one MPI (not always marked in the spec).
         text = definition(status, ret, name, params, note)
         text = f"#ifndef {name}\n{text}#endif\n"
+        only = re.match(r"\[only:(\w+)\]", note)
+        if only:  # declared by that MPI's mpi.h only
+            macro = {"mpich": "MPICH", "ompi": "OPEN_MPI"}[only.group(1)]
+            text = f"#ifdef {macro}\n{text}#endif\n"
         lines.append(text)
     lines.append("}")
     with open(out, "w") as f:
