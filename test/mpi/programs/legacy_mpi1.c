@@ -55,7 +55,12 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
   MPI_Comm_size(MPI_COMM_WORLD, &Size);
   long Iters = argc > 1 ? strtol(argv[1], NULL, 10) : 1000;
+  // Early keeps MPI's default handler, Late inherits MPI_ERRORS_RETURN
+  // (a restart must set it again between re-creating the two).
+  MPI_Comm Early, Late;
+  MPI_Comm_dup(MPI_COMM_WORLD, &Early);
   MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_dup(MPI_COMM_WORLD, &Late);
 
   // The particle type: Id, X and Tag, from MPI_Address differences.
   static struct Particle P[N], Q[N];
@@ -106,8 +111,10 @@ int main(int argc, char **argv) {
   MPI_Aint Null;
   int Err = MPI_Type_extent(MPI_DATATYPE_NULL, &Null), Class = -1;
   MPI_Error_class(Err, &Class);
-  MPI_Errhandler E;
+  MPI_Errhandler E, EEarly, ELate;
   MPI_Errhandler_get(MPI_COMM_WORLD, &E);
+  MPI_Errhandler_get(Early, &EEarly);
+  MPI_Errhandler_get(Late, &ELate);
   uint64_t All = 0;
   MPI_Reduce(&Hash, &All, 1, MPI_UINT64_T, MPI_BXOR, 0, MPI_COMM_WORLD);
   bounds(After, "struct", Part);
@@ -118,11 +125,16 @@ int main(int argc, char **argv) {
     printf("extent of MPI_DATATYPE_NULL: %s; errhandler %s\n",
            Class == MPI_ERR_TYPE ? "MPI_ERR_TYPE" : "another error",
            E == MPI_ERRORS_RETURN ? "MPI_ERRORS_RETURN" : "another");
+    printf("errhandler of a dup made before: %s, after: %s\n",
+           EEarly == MPI_ERRORS_ARE_FATAL ? "MPI_ERRORS_ARE_FATAL" : "another",
+           ELate == MPI_ERRORS_RETURN ? "MPI_ERRORS_RETURN" : "another");
     printf("hash %016llx\n", (unsigned long long)All);
   }
   MPI_Type_free(&Xs);
   MPI_Type_free(&Every2);
   MPI_Type_free(&Part);
+  MPI_Comm_free(&Late);
+  MPI_Comm_free(&Early);
   MPI_Finalize();
   return 0;
 }
