@@ -278,7 +278,8 @@ def main():
     for status, ret, name, params, note in specs:
         if name.startswith("MPI_T_") or re.search(r"_(c2f|f2c)$", name):
             continue
-        # One MPI's own functions: its Fortran bindings call the C ones.
+        # Written by hand (LegacyFortran.cpp), or one MPI's own function
+        # (its Fortran bindings call the C ones).
         if fortran_names(name)[0] in fhand or note.startswith("[only:"):
             continue
         refused = None

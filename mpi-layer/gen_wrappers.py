@@ -91,7 +91,8 @@ def definition(status, ret, name, params, note):
             reason = re.sub(r"^\[(macro|only):\w+\]\s*", "", note)
             reason = reason or "not supported by ccc yet"
         reason = reason.replace("\\", "\\\\").replace('"', "'")
-        body = (f"  if (Active)\n    refuse(calledAs(\"{name}\"), \"{reason}\");\n"
+        body = (f"  if (Active)\n"
+                f"    refuse(calledAs(\"{name}\"), \"{reason}\");\n"
                 f"  return P{name}({', '.join(names)});")
     return f"{decl} {{\n{body}\n}}\n"
 
