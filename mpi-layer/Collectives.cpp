@@ -205,12 +205,6 @@ int MPI_Comm_get_attr(MPI_Comm C, int Key, void *Value, int *Flag) {
 int MPI_Attr_get(MPI_Comm C, int Key, void *Value, int *Flag) {
   return PMPI_Comm_get_attr(realComm(C), Key, Value, Flag);
 }
-int MPI_Comm_set_errhandler(MPI_Comm C, MPI_Errhandler E) {
-  // Kept across a restart only for MPI_COMM_WORLD set before a checkpoint
-  // would need recording; error handlers other than the predefined ones
-  // cannot be created under ccc yet.
-  return PMPI_Comm_set_errhandler(realComm(C), E);
-}
 int MPI_Abort(MPI_Comm C, int Code) { return PMPI_Abort(realComm(C), Code); }
 // Memory from MPI_Alloc_mem is program data: it lives in the saved heap.
 int MPI_Alloc_mem(MPI_Aint Size, MPI_Info, void *Base) {

@@ -127,8 +127,11 @@ void afterRestore() {
           "same protocol",
           L->Protocol == 2 ? "nonblocking" : "blocking");
   Restoring = true;
-  for (uint32_t I = 0; I < L->NObjs; ++I)
+  for (uint32_t I = 0; I < L->NObjs; ++I) {
+    replayErrhandlers(I);
     rebuildObject(I);
+  }
+  replayErrhandlers(L->NObjs);
   setNextVersion(allReduce(nextVersion(), MPI_MAX));
   if (NonBlocking)
     nbAfterRestore();

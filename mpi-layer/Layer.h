@@ -141,6 +141,16 @@ struct EarlyEntry {
   uint32_t Seq;
 };
 
+// An error handler the program set on a communicator when NObjs objects
+// existed; a restart sets it again at the same point of re-creating the
+// objects, so communicators made after it inherit it as they did
+// (Errhandlers.cpp).
+struct ErrhSet {
+  uint64_t Comm; // program handle
+  uint64_t Errh; // one of MPI's predefined handlers
+  uint32_t NObjs;
+};
+
 struct LayerState {
   uint64_t Magic;
   uint8_t Protocol; // 1 blocking, 2 non-blocking
@@ -171,6 +181,8 @@ struct LayerState {
   uint32_t NReqs, CapReqs, FreeReqHint;
   int NextCollTag; // Object::CollTag: this rank's next free one
   Message *Pending, *PendingTail;
+  ErrhSet *ErrhSets;
+  uint32_t NErrhSets, CapErrhSets;
 };
 
 constexpr uint64_t kStateMagic = 0x32696d6363636363ULL;
@@ -316,6 +328,9 @@ inline void setStatusBytes(MPI_Status &S, MPI_Count B) {
 void recordMembers(Object &O);
 // Re-creates object I from its recipe (after a restart).
 void rebuildObject(uint32_t I);
+// After a restart, before re-creating object NObjs (or after the last):
+// sets again the error handlers the program set at that point.
+void replayErrhandlers(uint32_t NObjs);
 
 // Request table.
 MPI_Request newRequest(ReqKind Kind, Request **Out);

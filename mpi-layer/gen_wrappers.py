@@ -10,8 +10,11 @@ the library past the layer unseen:
   - `pass`: translate handle arguments (ccc handles to MPI's), call PMPI_;
   - `refuse`, and `proto` functions not written by hand yet: while the layer
     is active (between MPI_Init and MPI_Finalize) stop with a `ccc:` error
-    naming the function; before MPI_Init and after MPI_Finalize they pass
-    through.
+    naming the function (and the legacy name the program called, when a
+    Legacy.cpp function called it); before MPI_Init and after MPI_Finalize
+    they pass through;
+  - `legacy`: must be written by hand (Legacy.cpp); generation fails
+    otherwise, since passing it through would hand MPI ccc handles.
 Every definition is guarded with #ifndef NAME: some names are macros in one
 MPI.
 """
@@ -85,10 +88,11 @@ def definition(status, ret, name, params, note):
         if status == "proto":
             reason = "not handled by ccc's MPI layer yet"
         else:
-            reason = re.sub(r"^\[macro:\w+\]\s*", "", note)
+            reason = re.sub(r"^\[(macro|only):\w+\]\s*", "", note)
             reason = reason or "not supported by ccc yet"
         reason = reason.replace("\\", "\\\\").replace('"', "'")
-        body = (f"  if (Active)\n    refuse(\"{name}\", \"{reason}\");\n"
+        body = (f"  if (Active)\n"
+                f"    refuse(calledAs(\"{name}\"), \"{reason}\");\n"
                 f"  return P{name}({', '.join(names)});")
     return f"{decl} {{\n{body}\n}}\n"
 
@@ -102,14 +106,27 @@ def main():
         "",
         "using namespace ccc::mpi;",
         "",
+        "namespace ccc {",
+        "namespace mpi {",
+        "const char *calledAs(const char *Name); // Legacy.cpp",
+        "} // namespace mpi",
+        "} // namespace ccc",
+        "",
         'extern "C" {',
     ]
     for status, ret, name, params, note in parse_spec(spec):
         if name in done:
             continue
+        if status == "legacy":
+            sys.exit(f"gen_wrappers.py: {name} is `legacy` in {spec} but not "
+                     "defined by hand")
         # Some names are macros in one MPI (not always marked in the spec).
         text = definition(status, ret, name, params, note)
         text = f"#ifndef {name}\n{text}#endif\n"
+        only = re.match(r"\[only:(\w+)\]", note)
+        if only:  # declared by that MPI's mpi.h only
+            macro = {"mpich": "MPICH", "ompi": "OPEN_MPI"}[only.group(1)]
+            text = f"#ifdef {macro}\n{text}#endif\n"
         lines.append(text)
     lines.append("}")
     with open(out, "w") as f:
