@@ -5,6 +5,8 @@
 // uses such as `&malloc`, to the runtime's __ccc_ version, which allocates
 // in the fixed-address region that a checkpoint saves. A module that
 // defines one of these functions itself (its own allocator) is left alone.
+// Calls that open and close files (CCC_FILE_FUNCTIONS) go to the runtime
+// too, which keeps the table of open files that a restart reopens.
 // Running at PipelineStart means LLVM has not yet folded anything into these
 // calls; the runtime names are not library builtins, so it never will.
 //
@@ -26,7 +28,8 @@ struct Route {
   const char *From, *To;
 };
 #define CCC_ROUTE(From, To) {#From, #To},
-const Route Routes[] = {CCC_HEAP_FUNCTIONS(CCC_ROUTE)};
+const Route Routes[] = {CCC_HEAP_FUNCTIONS(CCC_ROUTE)
+                            CCC_FILE_FUNCTIONS(CCC_ROUTE)};
 #undef CCC_ROUTE
 } // namespace
 
