@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OpenFiles.h"
+#include "HeapRegion.h"
 
 #include "ccc/abi.h"
 
@@ -60,6 +61,9 @@ struct OpenFile {
   // the runtime seeing it is forgotten, not reopened as something else.
   uint64_t Dev, Ino;
   FILE *Stream; // the program's FILE over Fd, or null
+  // Stream was made outside the saved heap (before main, when there is
+  // none): its pointer would dangle after a restart.
+  int32_t StreamOutside;
   int64_t Offset, Size;
   uint32_t Mode;
   char Path[kPathCap];
@@ -127,6 +131,7 @@ void track(int Fd, FILE *Stream) {
   E->Dev = St.st_dev;
   E->Ino = St.st_ino;
   E->Stream = Stream;
+  E->StreamOutside = Stream && !heapContains(Stream);
 }
 
 void untrack(int Fd) {
@@ -145,15 +150,6 @@ void copyEntry(int From, int To) {
     track(To, nullptr);
   else
     untrack(To);
-}
-
-// The stream's buffer is allocated now, inside the wrapper, so that it is in
-// the saved heap too (stdio would otherwise allocate it at the first I/O).
-FILE *inSavedHeap(FILE *F) {
-  if (F)
-    _IO_doallocbuf(F);
-  ccc::streamHeapLeave();
-  return F;
 }
 
 const char *unreopenable(const struct stat &St, const char *Path) {
@@ -185,6 +181,24 @@ void nameOf(int Fd, char *Out, size_t Cap) {
 
 using namespace ccc;
 
+void ccc::trackOpenFile(int Fd, FILE *Stream) { track(Fd, Stream); }
+
+void ccc::forgetStream(FILE *F) {
+  Locked L;
+  for (OpenFile &E : Files.F)
+    if (E.Used && E.Stream == F)
+      memset(&E, 0, sizeof(E));
+}
+
+// The stream's buffer is allocated now, inside the wrapper, so that it is in
+// the saved heap too (stdio would otherwise allocate it at the first I/O).
+FILE *ccc::leaveStreamHeap(FILE *F) {
+  if (F)
+    _IO_doallocbuf(F);
+  streamHeapLeave();
+  return F;
+}
+
 bool ccc::recordOpenFiles(char *Why, size_t WhyCap) {
   Locked L;
   for (OpenFile &E : Files.F) {
@@ -201,6 +215,14 @@ bool ccc::recordOpenFiles(char *Why, size_t WhyCap) {
                "descriptor %d (%s) is %s, which a restart cannot reopen; "
                "close it before the checkpoint site",
                E.Fd, E.Path, What);
+      return false;
+    }
+    if (E.StreamOutside) {
+      snprintf(Why, WhyCap,
+               "descriptor %d (%s) is a stream opened before main, outside "
+               "the saved heap, which a restart cannot restore; open it in "
+               "main",
+               E.Fd, E.Path);
       return false;
     }
     E.Flags = fcntl(E.Fd, F_GETFL);
@@ -375,7 +397,7 @@ int __ccc_socket(int Domain, int Type, int Protocol) {
 
 FILE *__ccc_fopen(const char *Path, const char *Mode) {
   ccc::streamHeapEnter();
-  FILE *F = inSavedHeap(fopen(Path, Mode));
+  FILE *F = leaveStreamHeap(fopen(Path, Mode));
   if (F)
     track(fileno(F), F);
   return F;
@@ -383,7 +405,7 @@ FILE *__ccc_fopen(const char *Path, const char *Mode) {
 
 FILE *__ccc_fdopen(int Fd, const char *Mode) {
   ccc::streamHeapEnter();
-  FILE *F = inSavedHeap(fdopen(Fd, Mode));
+  FILE *F = leaveStreamHeap(fdopen(Fd, Mode));
   if (F)
     track(Fd, F);
   return F;
@@ -395,7 +417,7 @@ FILE *__ccc_freopen(const char *Path, const char *Mode, FILE *F) {
     return freopen(Path, Mode, F);
   int Old = fileno(F);
   ccc::streamHeapEnter();
-  FILE *R = inSavedHeap(freopen(Path, Mode, F));
+  FILE *R = leaveStreamHeap(freopen(Path, Mode, F));
   untrack(Old);
   if (R)
     track(fileno(R), R);
@@ -403,13 +425,7 @@ FILE *__ccc_freopen(const char *Path, const char *Mode, FILE *F) {
 }
 
 int __ccc_fclose(FILE *F) {
-  int Fd = fileno(F);
-  {
-    Locked L;
-    OpenFile *E = find(Fd);
-    if (E && E->Stream == F)
-      untrackLocked(Fd);
-  }
+  forgetStream(F);
   return fclose(F);
 }
 }

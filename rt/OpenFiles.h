@@ -4,6 +4,7 @@
 #define CCC_RT_OPENFILES_H
 
 #include <cstddef>
+#include <cstdio>
 
 namespace ccc {
 // Both are weak: they exist only in programs whose code opened files through
@@ -20,6 +21,14 @@ bool recordOpenFiles(char *Why, size_t WhyCap) __attribute__((weak));
 // the checkpoint, seeks, and gives restored FILEs back to stdio. False, with
 // Why (and nothing left open), if one cannot be reopened.
 bool reopenOpenFiles(char *Why, size_t WhyCap) __attribute__((weak));
+
+// Descriptor Fd, with Stream the FILE over it (or null), is the program's.
+void trackOpenFile(int Fd, FILE *Stream);
+// The FILE F is about to be closed.
+void forgetStream(FILE *F);
+// After streamHeapEnter and an fopen-like call: allocates F's buffer in the
+// saved heap too (stdio would at its first I/O), leaves; returns F.
+FILE *leaveStreamHeap(FILE *F);
 
 // StreamHeap.cpp: while entered, glibc's allocations on this thread come
 // from the saved region.

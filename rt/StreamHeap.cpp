@@ -25,23 +25,27 @@ namespace ccc {
 namespace {
 // Nesting depth of the runtime's stream wrappers on this thread.
 thread_local int InStreamWrapper;
+// Before main there is no region yet: glibc's heap.
+bool inRegion() { return InStreamWrapper && heapIsMapped(); }
 } // namespace
 } // namespace ccc
+
+using ccc::inRegion;
 
 void ccc::streamHeapEnter() { ++ccc::InStreamWrapper; }
 void ccc::streamHeapLeave() { --ccc::InStreamWrapper; }
 
 extern "C" {
 void *malloc(size_t N) noexcept {
-  return ccc::InStreamWrapper ? __ccc_malloc(N) : __libc_malloc(N);
+  return inRegion() ? __ccc_malloc(N) : __libc_malloc(N);
 }
 
 void *calloc(size_t N, size_t Size) noexcept {
-  return ccc::InStreamWrapper ? __ccc_calloc(N, Size) : __libc_calloc(N, Size);
+  return inRegion() ? __ccc_calloc(N, Size) : __libc_calloc(N, Size);
 }
 
 void *realloc(void *P, size_t N) noexcept {
-  if (P ? ccc::heapContains(P) : ccc::InStreamWrapper != 0)
+  if (P ? ccc::heapContains(P) : inRegion())
     return __ccc_realloc(P, N);
   return __libc_realloc(P, N);
 }

@@ -136,6 +136,11 @@ struct ccc_dead_local_record {
   X(freopen64, __ccc_freopen)                                                  \
   X(fclose, __ccc_fclose)
 
+/* Referred to by every module that uses C++ file streams (std::basic_filebuf),
+ * so that the runtime's interposer of libstdc++'s fopen64/fclose is linked
+ * (rt/CxxFileStreams.cpp). */
+#define CCC_CXX_FILE_STREAMS "__ccc_cxx_file_streams"
+
 /* The allocator core, which code compiled WITHOUT the pass (static libraries
  * such as flang's runtime, or objects built without the plugin) reaches
  * through the linker's --wrap=NAME: the runtime defines __wrap_NAME as its
