@@ -7,8 +7,8 @@
 // defines one of these functions itself (its own allocator) is left alone.
 // Calls that open and close files (CCC_FILE_FUNCTIONS) go to the runtime
 // too, which keeps the table of open files that a restart reopens. A module
-// that uses C++ file streams gets a reference to CCC_CXX_FILE_STREAMS, which
-// links the runtime's handling of the FILEs libstdc++ opens for them.
+// that uses C++ file streams gets a definition of fopen64 that sends
+// libstdc++'s calls for them to the runtime too (CCC_CXX_FOPEN64).
 // Running at PipelineStart means LLVM has not yet folded anything into these
 // calls; the runtime names are not library builtins, so it never will.
 //
@@ -18,8 +18,9 @@
 #include "ccc/abi.h"
 
 #include "llvm/ADT/Statistic.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #define DEBUG_TYPE "ccc-heap"
 STATISTIC(NumHeapFunctionsRouted, "Number of heap functions routed");
@@ -41,20 +42,37 @@ bool usesFileStreams(const Module &M) {
       return true;
   return false;
 }
+
+// fopen64(path, mode) { return CCC_CXX_FOPEN64(path, mode, return address); }
+// weak, so that the modules that define it make one; the executable exports
+// it, as libstdc++.so refers to fopen64, and so serves libstdc++'s calls.
+// (The module's own calls were routed above.) A module that defines
+// fopen64 itself keeps its own.
+bool defineFopen64(Module &M) {
+  LLVMContext &C = M.getContext();
+  PointerType *Ptr = PointerType::getUnqual(C);
+  FunctionType *FT = FunctionType::get(Ptr, {Ptr, Ptr}, false);
+  Function *F = M.getFunction("fopen64");
+  if (F && !F->isDeclaration())
+    return false;
+  if (F && F->getFunctionType() != FT)
+    return false;
+  if (!F)
+    F = Function::Create(FT, GlobalValue::ExternalLinkage, "fopen64", M);
+  F->setLinkage(GlobalValue::WeakAnyLinkage);
+  F->addFnAttr(Attribute::NoInline);
+  IRBuilder<> B(BasicBlock::Create(C, "", F));
+  Value *Caller =
+      B.CreateIntrinsic(Intrinsic::returnaddress, {}, {B.getInt32(0)});
+  FunctionCallee Impl = M.getOrInsertFunction(
+      CCC_CXX_FOPEN64, FunctionType::get(Ptr, {Ptr, Ptr, Ptr}, false));
+  B.CreateRet(B.CreateCall(Impl, {F->getArg(0), F->getArg(1), Caller}));
+  return true;
+}
 } // namespace
 
 PreservedAnalyses ccc::HeapCallsPass::run(Module &M, ModuleAnalysisManager &) {
   bool Changed = false;
-  if (usesFileStreams(M) && !M.getNamedValue(CCC_CXX_FILE_STREAMS)) {
-    auto *Anchor = new GlobalVariable(M, Type::getInt8Ty(M.getContext()), true,
-                                      GlobalValue::ExternalLinkage, nullptr,
-                                      CCC_CXX_FILE_STREAMS);
-    auto *Ref = new GlobalVariable(M, Anchor->getType(), true,
-                                   GlobalValue::PrivateLinkage, Anchor,
-                                   "ccc.cxx_file_streams.ref");
-    appendToCompilerUsed(M, {Ref});
-    Changed = true;
-  }
   for (const Route &R : Routes) {
     Function *F = M.getFunction(R.From);
     if (!F || !F->isDeclaration() || F->use_empty())
@@ -71,5 +89,7 @@ PreservedAnalyses ccc::HeapCallsPass::run(Module &M, ModuleAnalysisManager &) {
     ++NumHeapFunctionsRouted;
     Changed = true;
   }
+  if (usesFileStreams(M))
+    Changed |= defineFopen64(M);
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

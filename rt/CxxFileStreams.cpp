@@ -1,16 +1,18 @@
 //===- CxxFileStreams.cpp - std::fstream's FILE in the saved heap ---------===//
 //
-// std::basic_filebuf opens its file with fopen64 and closes it with fclose,
-// both called from libstdc++.so, which the pass never sees. The program's
-// filebuf (its buffer, its state) is saved like any object; its FILE, made
-// by glibc, would not be, and the filebuf's close() after a restart would
-// fclose a dangling pointer. So this object defines fopen64 and fclose for
-// the process: called from libstdc++, they make the FILE in the saved heap
-// and track its descriptor (OpenFiles.cpp), which a restart reopens; called
-// from anywhere else (libc, an MPI library, the runtime), they are glibc's.
+// std::basic_filebuf opens its file with fopen64 inside libstdc++.so, which
+// the pass never sees. The program's filebuf (its buffer, its state) is
+// saved like any object; its FILE, made by glibc, would not be, and the
+// filebuf's close() after a restart would fclose a dangling pointer. The
+// pass therefore defines fopen64 in the executable (CCC_CXX_FOPEN64 in
+// ccc/abi.h) as a call of this: for libstdc++'s calls it makes the FILE in
+// the saved heap and tracks its descriptor (OpenFiles.cpp), which a restart
+// reopens; for anyone else's it is glibc's fopen. libstdc++'s fclose needs
+// nothing: the FILE is freed to the region by free (StreamHeap.cpp), and a
+// checkpoint forgets a stream that is no longer open.
 //
-// Linked only into programs with a module that uses file streams: the pass
-// makes such a module refer to __ccc_cxx_file_streams (CCC_CXX_FILE_STREAMS).
+// This object is linked only into programs with a module that uses file
+// streams, which are linked with libstdc++.
 //
 //===----------------------------------------------------------------------===//
 #include "OpenFiles.h"
@@ -21,20 +23,11 @@
 #include <dlfcn.h>
 #include <locale>
 
-extern "C" const char __ccc_cxx_file_streams = 0;
-
 namespace ccc {
 namespace {
-bool fromLibstdcxx(const void *ReturnAddress) {
+bool fromLibstdcxx(const void *Caller) {
   Dl_info I;
-  return dladdr(ReturnAddress, &I) && I.dli_fname &&
-         strstr(I.dli_fname, "libstdc++");
-}
-
-template <typename Fn> Fn glibc(Fn &Cache, const char *Name) {
-  if (!Cache)
-    Cache = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, Name));
-  return Cache;
+  return dladdr(Caller, &I) && I.dli_fname && strstr(I.dli_fname, "libstdc++");
 }
 
 // libstdc++ builds the classic locale's facets, which every stream refers
@@ -50,30 +43,18 @@ __attribute__((constructor)) void buildClassicLocale() {
 // runtime's (OperatorNew.cpp) must be linked, even in a program that never
 // says `new` itself, or the buffer would be glibc's, not saved.
 [[gnu::used]] void *(*const PullOperatorNew)(std::size_t) = &::operator new[];
-
-FILE *(*GlibcFopen64)(const char *, const char *);
-int (*GlibcFclose)(FILE *);
 } // namespace
 } // namespace ccc
 
 using namespace ccc;
 
-extern "C" {
-FILE *fopen64(const char *Path, const char *Mode) {
-  auto *Open = glibc(GlibcFopen64, "fopen64");
-  if (!fromLibstdcxx(__builtin_return_address(0)))
-    return Open(Path, Mode);
+extern "C" FILE *__ccc_cxx_fopen64(const char *Path, const char *Mode,
+                                   const void *Caller) {
+  if (!fromLibstdcxx(Caller))
+    return fopen(Path, Mode); // the same function as fopen64 on x86-64
   streamHeapEnter();
-  FILE *F = leaveStreamHeap(Open(Path, Mode));
+  FILE *F = leaveStreamHeap(fopen(Path, Mode));
   if (F)
     trackOpenFile(fileno(F), F);
   return F;
-}
-
-int fclose(FILE *F) {
-  auto *Close = glibc(GlibcFclose, "fclose");
-  if (fromLibstdcxx(__builtin_return_address(0)))
-    forgetStream(F);
-  return Close(F);
-}
 }

@@ -45,6 +45,7 @@ extern "C" void _IO_link_in(FILE *);
 // Allocates a stream's buffer now (as its first read or write would).
 extern "C" int _IO_doallocbuf(FILE *);
 constexpr int kIoLinked = 0x0080;
+constexpr unsigned kIoMagic = 0xfbad0000u; // _IO_MAGIC, in every open FILE
 
 namespace ccc {
 namespace {
@@ -165,6 +166,8 @@ const char *unreopenable(const struct stat &St, const char *Path) {
     return "a deleted file";
   if (Path[0] != '/')
     return "not a file with a name";
+  if (!strncmp(Path, "/proc/", 6)) // names the old process
+    return "a file of /proc";
   if (strlen(Path) >= size_t(kPathCap - 1))
     return "a file whose path is too long for ccc's table";
   return nullptr;
@@ -205,8 +208,15 @@ bool ccc::recordOpenFiles(char *Why, size_t WhyCap) {
     if (!E.Used)
       continue;
     struct stat St;
-    if (fstat(E.Fd, &St) != 0 || St.st_dev != E.Dev || St.st_ino != E.Ino) {
-      memset(&E, 0, sizeof(E)); // closed behind the runtime's back
+    // Closed where the runtime could not see it (a stream by libstdc++'s
+    // fclose; its memory freed: glibc's magic number gone): forgotten.
+    bool StreamClosed =
+        E.Stream && !E.StreamOutside &&
+        ((unsigned(E.Stream->_flags) & 0xffff0000u) != kIoMagic ||
+         E.Stream->_fileno != E.Fd);
+    if (StreamClosed || fstat(E.Fd, &St) != 0 || St.st_dev != E.Dev ||
+        St.st_ino != E.Ino) {
+      memset(&E, 0, sizeof(E));
       continue;
     }
     nameOf(E.Fd, E.Path, sizeof(E.Path));

@@ -136,10 +136,12 @@ struct ccc_dead_local_record {
   X(freopen64, __ccc_freopen)                                                  \
   X(fclose, __ccc_fclose)
 
-/* Referred to by every module that uses C++ file streams (std::basic_filebuf),
- * so that the runtime's interposer of libstdc++'s fopen64/fclose is linked
- * (rt/CxxFileStreams.cpp). */
-#define CCC_CXX_FILE_STREAMS "__ccc_cxx_file_streams"
+/* A module that uses C++ file streams (std::basic_filebuf, which opens its
+ * FILE with fopen64 inside libstdc++.so) gets from the pass a weak
+ * definition of fopen64 that calls this with its return address; the
+ * executable's fopen64 then serves libstdc++ too (rt/CxxFileStreams.cpp).
+ * FILE *(const char *path, const char *mode, void *caller) */
+#define CCC_CXX_FOPEN64 "__ccc_cxx_fopen64"
 
 /* The allocator core, which code compiled WITHOUT the pass (static libraries
  * such as flang's runtime, or objects built without the plugin) reaches
