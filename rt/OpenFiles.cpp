@@ -49,7 +49,7 @@ constexpr unsigned kIoMagic = 0xfbad0000u; // _IO_MAGIC, in every open FILE
 
 namespace ccc {
 namespace {
-constexpr int kMaxFiles = 256;
+constexpr int kMaxFiles = 128;
 constexpr int kPathCap = 1024;
 constexpr int kLostFds = 4096; // descriptors the table had no room for
 
