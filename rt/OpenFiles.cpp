@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 // glibc's libio: links a stream into _IO_list_all (what exit and
@@ -67,6 +68,9 @@ struct OpenFile {
   int32_t StreamOutside;
   int64_t Offset, Size;
   uint32_t Mode;
+  // At the checkpoint, Fd shared its open file (and offset) with this
+  // earlier descriptor of the table (dup), or -1: reopened as a dup of it.
+  int32_t SharedFd;
   char Path[kPathCap];
 };
 
@@ -173,6 +177,14 @@ const char *unreopenable(const struct stat &St, const char *Path) {
   return nullptr;
 }
 
+// Whether descriptors A and B of this process share one open file (dup);
+// without kcmp(2), taken as not shared.
+bool sameOpenFile(int A, int B) {
+  const int KcmpFile = 0;
+  pid_t P = getpid();
+  return syscall(SYS_kcmp, P, P, KcmpFile, A, B) == 0;
+}
+
 void nameOf(int Fd, char *Out, size_t Cap) {
   char Proc[40];
   snprintf(Proc, sizeof(Proc), "/proc/self/fd/%d", Fd);
@@ -241,6 +253,16 @@ bool ccc::recordOpenFiles(char *Why, size_t WhyCap) {
     E.Size = St.st_size;
     E.Offset = S_ISREG(St.st_mode) ? lseek(E.Fd, 0, SEEK_CUR) : 0;
   }
+  for (int I = 0; I < kMaxFiles; ++I) {
+    OpenFile &E = Files.F[I];
+    if (!E.Used)
+      continue;
+    E.SharedFd = -1;
+    for (int J = 0; J < I && E.SharedFd < 0; ++J)
+      if (Files.F[J].Used && Files.F[J].Ino == E.Ino &&
+          Files.F[J].Dev == E.Dev && sameOpenFile(Files.F[J].Fd, E.Fd))
+        E.SharedFd = Files.F[J].Fd;
+  }
   for (int Fd = 0; Fd < kLostFds; ++Fd)
     if ((Files.Lost[Fd / 64] >> (Fd % 64) & 1) && fcntl(Fd, F_GETFD) != -1) {
       char Path[kPathCap];
@@ -269,6 +291,17 @@ bool ccc::reopenOpenFiles(char *Why, size_t WhyCap) {
                E.Fd, E.Path, Holder);
       Ok = false;
       break;
+    }
+    if (E.SharedFd >= 0) { // a dup of one reopened before it
+      if (dup2(E.SharedFd, E.Fd) < 0) {
+        snprintf(Why, WhyCap, "descriptor %d (%s) cannot be reopened: %s", E.Fd,
+                 E.Path, strerror(errno));
+        Ok = false;
+        break;
+      }
+      fcntl(E.Fd, F_SETFD, E.FdFlags);
+      Done[NDone++] = E.Fd;
+      continue;
     }
     int T = open(E.Path, E.Flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY));
     if (T < 0) {
