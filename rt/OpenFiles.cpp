@@ -114,7 +114,9 @@ void untrackLocked(int Fd) {
 }
 
 void track(int Fd, FILE *Stream) {
-  if (Fd < 3) // the standard streams belong to the new process
+  // Descriptors 0-2 belong to the new process: not reopened; a stream the
+  // program made over one (fdopen(1, ...)) is only linked back into stdio.
+  if (Fd < 3 && !Stream)
     return;
   struct stat St;
   if (fstat(Fd, &St) != 0)
@@ -232,19 +234,21 @@ bool ccc::recordOpenFiles(char *Why, size_t WhyCap) {
       continue;
     }
     nameOf(E.Fd, E.Path, sizeof(E.Path));
-    if (const char *What = unreopenable(St, E.Path)) {
-      snprintf(Why, WhyCap,
-               "descriptor %d (%s) is %s, which a restart cannot reopen; "
-               "close it before the checkpoint site",
-               E.Fd, E.Path, What);
-      return false;
-    }
     if (E.StreamOutside) {
       snprintf(Why, WhyCap,
                "descriptor %d (%s) is a stream opened before main, outside "
                "the saved heap, which a restart cannot restore; open it in "
                "main",
                E.Fd, E.Path);
+      return false;
+    }
+    if (E.Fd < 3) // a stream over a standard descriptor: only relinked
+      continue;
+    if (const char *What = unreopenable(St, E.Path)) {
+      snprintf(Why, WhyCap,
+               "descriptor %d (%s) is %s, which a restart cannot reopen; "
+               "close it before the checkpoint site",
+               E.Fd, E.Path, What);
       return false;
     }
     E.Flags = fcntl(E.Fd, F_GETFL);
@@ -258,8 +262,10 @@ bool ccc::recordOpenFiles(char *Why, size_t WhyCap) {
     if (!E.Used)
       continue;
     E.SharedFd = -1;
+    if (E.Fd < 3)
+      continue;
     for (int J = 0; J < I && E.SharedFd < 0; ++J)
-      if (Files.F[J].Used && Files.F[J].Ino == E.Ino &&
+      if (Files.F[J].Used && Files.F[J].Fd >= 3 && Files.F[J].Ino == E.Ino &&
           Files.F[J].Dev == E.Dev && sameOpenFile(Files.F[J].Fd, E.Fd))
         E.SharedFd = Files.F[J].Fd;
   }
@@ -280,7 +286,7 @@ bool ccc::reopenOpenFiles(char *Why, size_t WhyCap) {
   int Done[kMaxFiles], NDone = 0;
   bool Ok = true;
   for (OpenFile &E : Files.F) {
-    if (!E.Used)
+    if (!E.Used || E.Fd < 3)
       continue;
     if (fcntl(E.Fd, F_GETFD) != -1) {
       char Holder[kPathCap];

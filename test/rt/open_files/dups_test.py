@@ -3,7 +3,8 @@
 
 The first run writes after its checkpoint and is killed; the restarted run
 must leave every file as an uninterrupted run would, with the restarted
-run's own line instead of the killed one's.
+run's own line instead of the killed one's; a stream over descriptor 1
+must be flushed at the restarted run's exit.
 """
 import os
 import subprocess
@@ -25,7 +26,10 @@ for f in want:
     with open(os.path.join(d, f)) as x:
         got[f] = x.read()
 ok = (first.returncode == -9 and second.returncode == 0 and
-      "ccc: restarting from" in second.stderr and got == want)
+      "ccc: restarting from" in second.stderr and got == want and
+      first.stdout == "out before\nout first run\n" and
+      second.stdout == "out restarted\n")
+print(f"stdout of the runs: {first.stdout!r}, {second.stdout!r}")
 print(f"first run exit {first.returncode}, restart exit {second.returncode}")
 print(f"files {got}\nwant  {want}")
 if not ok:
