@@ -21,6 +21,7 @@
 #include "Incremental.h"
 #include "LibcHeap.h"
 #include "Log.h"
+#include "OpenFiles.h"
 #include "Parallel.h"
 #include "Process.h"
 #include "RunLock.h"
@@ -669,6 +670,15 @@ __attribute__((noinline)) bool writeAndCommit() {
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
   uint64_t Bytes = 0;
   uint32_t ChainLength = 0;
+  if (recordOpenFiles) {
+    char Why[kPathMax + 256];
+    if (!recordOpenFiles(Why, sizeof(Why))) {
+      logMessage("checkpoint %llu not taken: %s; the previous committed "
+                 "checkpoint is kept",
+                 (unsigned long long)V, Why);
+      return false;
+    }
+  }
   {
     ImageWriter W;
     bool Ok = W.open(Tmp, Cfg.CompressLevel, Cfg.Threads) && writeImage(W, V);
@@ -1109,7 +1119,8 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
     }
     remapHeapForRestore();
     Why[0] = 0;
-    bool Ok = restoreFrom(Path, true, Why, sizeof(Why));
+    bool Ok = restoreFrom(Path, true, Why, sizeof(Why)) &&
+              (!reopenOpenFiles || reopenOpenFiles(Why, sizeof(Why)));
     if (!Ok)
       logMessage("cannot restart from %s: %s", Path, Why);
     if (Parallel->allMin(Ok))
@@ -1172,7 +1183,8 @@ void restartIfPossible() {
     char Path[kPathMax], Why[1024] = {0};
     imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], RT.Rank);
     remapHeapForRestore();
-    if (restoreFrom(Path, true, Why, sizeof(Why)))
+    if (restoreFrom(Path, true, Why, sizeof(Why)) &&
+        (!reopenOpenFiles || reopenOpenFiles(Why, sizeof(Why))))
       resumeRestored(Path, Versions[I]);
     logMessage("cannot restart from %s: %s%s", Path, Why,
                I + 1 < N ? "; trying the previous checkpoint" : "");

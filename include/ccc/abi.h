@@ -110,6 +110,39 @@ struct ccc_dead_local_record {
   X(realpath, __ccc_realpath)                                                  \
   X(getcwd, __ccc_getcwd)
 
+/* Calls that open or close descriptors and streams: routed like the heap
+ * functions (instrumented code only, so descriptors of libraries and of libc
+ * itself are never tracked) to runtime versions that keep the table of the
+ * program's open files, which a restart reopens (rt/OpenFiles.cpp).
+ * X(libc name, runtime name). */
+#define CCC_FILE_FUNCTIONS(X)                                                  \
+  X(open, __ccc_open)                                                          \
+  X(open64, __ccc_open)                                                        \
+  X(openat, __ccc_openat)                                                      \
+  X(openat64, __ccc_openat)                                                    \
+  X(creat, __ccc_creat)                                                        \
+  X(creat64, __ccc_creat)                                                      \
+  X(close, __ccc_close)                                                        \
+  X(dup, __ccc_dup)                                                            \
+  X(dup2, __ccc_dup2)                                                          \
+  X(dup3, __ccc_dup3)                                                          \
+  X(pipe, __ccc_pipe)                                                          \
+  X(pipe2, __ccc_pipe2)                                                        \
+  X(socket, __ccc_socket)                                                      \
+  X(fopen, __ccc_fopen)                                                        \
+  X(fopen64, __ccc_fopen)                                                      \
+  X(fdopen, __ccc_fdopen)                                                      \
+  X(freopen, __ccc_freopen)                                                    \
+  X(freopen64, __ccc_freopen)                                                  \
+  X(fclose, __ccc_fclose)
+
+/* A module that uses C++ file streams (std::basic_filebuf, which opens its
+ * FILE with fopen64 inside libstdc++.so) gets from the pass a weak
+ * definition of fopen64 that calls this with its return address; the
+ * executable's fopen64 then serves libstdc++ too (rt/CxxFileStreams.cpp).
+ * FILE *(const char *path, const char *mode, void *caller) */
+#define CCC_CXX_FOPEN64 "__ccc_cxx_fopen64"
+
 /* The allocator core, which code compiled WITHOUT the pass (static libraries
  * such as flang's runtime, or objects built without the plugin) reaches
  * through the linker's --wrap=NAME: the runtime defines __wrap_NAME as its

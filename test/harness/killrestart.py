@@ -20,7 +20,11 @@ be weakened to make a case pass:
     (a silent fresh start would also give the right answer and prove
     nothing), the final run exits 0, and its stdout is byte-identical to the
     reference.
- 4. With --expect, the stderr of some checkpointed run must match each given
+ 4. With --files, every command runs in a working directory of its own (the
+    reference's, the uninterrupted run's, each trial's) and the named files
+    the final run leaves there must be byte-identical to the reference's
+    (files open across checkpoints are reopened and cut back on restart).
+ 5. With --expect, the stderr of some checkpointed run must match each given
     expression (the case the test stands for occurred); when one depends on
     timing, up to 8 more uninterrupted runs are made for it.
 Exit status 0 only if every trial passed.
@@ -132,7 +136,7 @@ def stack_summary(path, cap=12000):
 
 
 class Run:
-    def __init__(self, cmd, env, log_prefix):
+    def __init__(self, cmd, env, log_prefix, cwd=None):
         # The child writes through descriptors of its own: sharing one file
         # offset with the reader would let a seek(0) to read the log send the
         # child's next write to the start of the file, over earlier lines.
@@ -140,7 +144,7 @@ class Run:
         self.err_path = log_prefix + ".err"
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.p = subprocess.Popen(cmd, env=env, stdout=out, stderr=err,
-                                      start_new_session=True)
+                                      start_new_session=True, cwd=cwd)
         self.start = time.monotonic()
 
     def kill(self):
@@ -227,6 +231,9 @@ def main():
                          "match at least once "
                          "(e.g. a CCC_VERBOSE=protocol trace line proving a "
                          "case occurred); repeatable")
+    ap.add_argument("--files", default="",
+                    help="comma-separated files the program writes in its "
+                         "working directory, compared with the reference's")
     ap.add_argument("cmd", nargs=argparse.REMAINDER,
                     help="-- command to checkpoint, kill and restart")
     a = ap.parse_args()
@@ -238,13 +245,41 @@ def main():
     print(f"[{a.name}] seed {seed} (rerun with --seed {seed})", flush=True)
 
     work = tempfile.mkdtemp(prefix=f"ccc-kr-{a.name}-")
+    files = [f for f in a.files.split(",") if f]
+
+    def fresh_cwd(path):
+        """A working directory of its own for a run (with --files)."""
+        if not files:
+            return None
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def files_differ(cwd):
+        """Which of the --files differ from the reference's (or are
+        missing), as a message; None if all are identical."""
+        bad = []
+        for f in files:
+            try:
+                with open(os.path.join(ref_cwd, f), "rb") as x, \
+                        open(os.path.join(cwd, f), "rb") as y:
+                    want, got = x.read(), y.read()
+            except OSError as e:
+                bad.append(f"{f}: {e}")
+                continue
+            if want != got:
+                at = next((i for i in range(min(len(want), len(got)))
+                           if want[i] != got[i]), min(len(want), len(got)))
+                bad.append(f"{f}: {len(got)} bytes, reference {len(want)}, "
+                           f"first difference at byte {at}")
+        return "; ".join(bad) or None
     mpi_env, mpi_dirs = private_mpi_env()
     # The reference never checkpoints and never restarts.
     ref_env = dict(os.environ, CCC_DIR=os.path.join(work, "ref"),
                    CCC_RESTART="never", CCC_INTERVAL="0", **mpi_env)
+    ref_cwd = fresh_cwd(os.path.join(work, "ref.cwd"))
     t0 = time.monotonic()
     ref = subprocess.run(a.ref, shell=True, capture_output=True,
-                         timeout=a.timeout, env=ref_env)
+                         timeout=a.timeout, env=ref_env, cwd=ref_cwd)
     ref_time = time.monotonic() - t0
     if ref.returncode != 0:
         print(f"[{a.name}] FAIL: reference exited {ref.returncode}\n"
@@ -266,10 +301,17 @@ def main():
     # it may be faster than the reference (a plain build calls
     # ccc_checkpoint() out of line at every site). Its uninterrupted output
     # must match too.
+    solo_cwd = fresh_cwd(os.path.join(work, "solo.cwd"))
     t0 = time.monotonic()
     solo = subprocess.run(cmd, capture_output=True, timeout=a.timeout,
-                          env=trial_env(os.path.join(work, "solo")))
+                          env=trial_env(os.path.join(work, "solo")),
+                          cwd=solo_cwd)
     run_time = time.monotonic() - t0
+    solo_files = files_differ(solo_cwd) if files else None
+    if solo_files:
+        print(f"[{a.name}] FAIL: the uninterrupted checkpointed run's files "
+              f"differ from the reference's: {solo_files}")
+        return 1
     if solo.returncode != 0 or solo.stdout != ref.stdout:
         print(f"[{a.name}] FAIL: uninterrupted checkpointed run exited "
               f"{solo.returncode} or differs from the reference\n"
@@ -288,13 +330,14 @@ def main():
             d = os.path.join(work, f"t{trial}.{attempt}")
             os.makedirs(d)
             env = trial_env(os.path.join(d, "ckpt"))
+            cwd = fresh_cwd(os.path.join(d, "cwd"))
             kills_wanted = rng.randint(1, a.max_kills)
             kills = 0
             run_no = 0
             problem = None
             while True:
                 had_commit = bool(committed(env["CCC_DIR"]))
-                r = Run(cmd, env, os.path.join(d, f"run{run_no}"))
+                r = Run(cmd, env, os.path.join(d, f"run{run_no}"), cwd)
                 run_no += 1
                 killed = False
                 early = (a.during_restore and had_commit and kills < kills_wanted
@@ -365,6 +408,9 @@ def main():
                     problem = (f"output differs from the reference after {kills} kills\n"
                                f"--- reference\n{ref.stdout.decode(errors='replace')[:2000]}\n"
                                f"--- got\n{r.stdout().decode(errors='replace')[:2000]}")
+                elif files and files_differ(cwd):
+                    problem = (f"files differ from the reference's after "
+                               f"{kills} kills: {files_differ(cwd)}")
                 break
             empty_dirs(mpi_dirs)
             if problem or kills > 0 or attempt == 3:
@@ -396,7 +442,8 @@ def main():
     while set(a.expect) - seen and extra < 8 and not failures:
         extra += 1
         more = subprocess.run(cmd, capture_output=True, timeout=a.timeout,
-                              env=trial_env(os.path.join(work, f"more{extra}")))
+                              env=trial_env(os.path.join(work, f"more{extra}")),
+                              cwd=fresh_cwd(os.path.join(work, f"more{extra}.cwd")))
         if more.returncode != 0 or more.stdout != ref.stdout:
             print(f"[{a.name}] FAIL: uninterrupted run {extra + 1} exited "
                   f"{more.returncode} or differs from the reference\n"
