@@ -1462,8 +1462,9 @@ void nbAfterRestore() {
 
 void nbFinalize() {
   // A rank that did not reach a site since another rank started a
-  // checkpoint cannot save one now: it takes part in the counting without
-  // an image, so that version is not committed.
+  // checkpoint cannot save one now (a restart resumes at a site, not here):
+  // it takes part in the counting without an image and reports kFinished,
+  // so rank 0 abandons that version rather than call it a failed write.
   uint32_t Max = L->Epoch, Mine = L->Epoch;
   MPI_Request Req;
   PMPI_Iallreduce(&Mine, &Max, 1, MPI_UINT32_T, MPI_MAX, Ctrl, &Req);
