@@ -101,7 +101,9 @@ bool commitVersion(uint64_t V, bool AllOk, const char *What) {
     return false;
   }
   char Err[kPathMax + 128];
-  if (!writeCommit(storeDir(), storeName(), V, L->Size, Err, sizeof(Err))) {
+  // The record names the protocol: a restart continues under it.
+  if (!writeCommit(storeDir(), storeName(), V, L->Size, Err, sizeof(Err),
+                   NonBlocking ? "nonblocking" : "blocking")) {
     logMessage("checkpoint %llu not committed: %s; the previous committed "
                "checkpoint is kept",
                (unsigned long long)V, Err);

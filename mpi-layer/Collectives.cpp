@@ -14,12 +14,16 @@ using namespace ccc::mpi;
 extern "C" {
 
 int MPI_Barrier(MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Barrier(C);
   if (NonBlocking)
     return nbBarrier(C);
   return PMPI_Barrier(realComm(C));
 }
 
 int MPI_Bcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Bcast(B, N, T, Root, C);
   if (NonBlocking)
     return nbBcast(B, N, T, Root, C);
   return PMPI_Bcast(B, N, realType(T), Root, realComm(C));
@@ -27,6 +31,8 @@ int MPI_Bcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C) {
 
 int MPI_Reduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
                int Root, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Reduce(S, R, N, T, Op, Root, C);
   if (NonBlocking)
     return nbReduce(S, R, N, T, Op, Root, C);
   return PMPI_Reduce(S, R, N, realType(T), realOp(Op), Root, realComm(C));
@@ -34,6 +40,8 @@ int MPI_Reduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
 
 int MPI_Allreduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
                   MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Allreduce(S, R, N, T, Op, C);
   if (NonBlocking)
     return nbAllreduce(S, R, N, T, Op, C);
   return PMPI_Allreduce(S, R, N, realType(T), realOp(Op), realComm(C));
@@ -41,6 +49,8 @@ int MPI_Allreduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
 
 int MPI_Scan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
              MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Scan(S, R, N, T, Op, C);
   if (NonBlocking)
     return nbScan(S, R, N, T, Op, C, false);
   return PMPI_Scan(S, R, N, realType(T), realOp(Op), realComm(C));
@@ -48,6 +58,8 @@ int MPI_Scan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
 
 int MPI_Exscan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
                MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Exscan(S, R, N, T, Op, C);
   if (NonBlocking)
     return nbScan(S, R, N, T, Op, C, true);
   return PMPI_Exscan(S, R, N, realType(T), realOp(Op), realComm(C));
@@ -55,6 +67,8 @@ int MPI_Exscan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
 
 int MPI_Gather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                MPI_Datatype RT, int Root, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Gather(S, SN, ST, R, RN, RT, Root, C);
   if (NonBlocking)
     return nbGatherv(S, SN, ST, R, nullptr, nullptr, RN, RT, Root, C);
   return PMPI_Gather(S, SN, realType(ST), R, RN, realType(RT), Root,
@@ -63,6 +77,8 @@ int MPI_Gather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
 
 int MPI_Gatherv(const void *S, int SN, MPI_Datatype ST, void *R, const int RN[],
                 const int Displs[], MPI_Datatype RT, int Root, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Gatherv(S, SN, ST, R, RN, Displs, RT, Root, C);
   if (NonBlocking)
     return nbGatherv(S, SN, ST, R, RN, Displs, 0, RT, Root, C);
   return PMPI_Gatherv(S, SN, realType(ST), R, RN, Displs, realType(RT), Root,
@@ -71,6 +87,8 @@ int MPI_Gatherv(const void *S, int SN, MPI_Datatype ST, void *R, const int RN[],
 
 int MPI_Scatter(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                 MPI_Datatype RT, int Root, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Scatter(S, SN, ST, R, RN, RT, Root, C);
   if (NonBlocking)
     return nbScatterv(S, nullptr, nullptr, SN, ST, R, RN, RT, Root, C);
   return PMPI_Scatter(S, SN, realType(ST), R, RN, realType(RT), Root,
@@ -80,6 +98,8 @@ int MPI_Scatter(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
 int MPI_Scatterv(const void *S, const int SN[], const int Displs[],
                  MPI_Datatype ST, void *R, int RN, MPI_Datatype RT, int Root,
                  MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Scatterv(S, SN, Displs, ST, R, RN, RT, Root, C);
   if (NonBlocking)
     return nbScatterv(S, SN, Displs, 0, ST, R, RN, RT, Root, C);
   return PMPI_Scatterv(S, SN, Displs, realType(ST), R, RN, realType(RT), Root,
@@ -88,6 +108,8 @@ int MPI_Scatterv(const void *S, const int SN[], const int Displs[],
 
 int MPI_Allgather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                   MPI_Datatype RT, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Allgather(S, SN, ST, R, RN, RT, C);
   if (NonBlocking)
     return nbAllgatherv(S, SN, ST, R, nullptr, nullptr, RN, RT, C);
   return PMPI_Allgather(S, SN, realType(ST), R, RN, realType(RT), realComm(C));
@@ -96,6 +118,8 @@ int MPI_Allgather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
 int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
                    const int RN[], const int Displs[], MPI_Datatype RT,
                    MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Allgatherv(S, SN, ST, R, RN, Displs, RT, C);
   if (NonBlocking)
     return nbAllgatherv(S, SN, ST, R, RN, Displs, 0, RT, C);
   return PMPI_Allgatherv(S, SN, realType(ST), R, RN, Displs, realType(RT),
@@ -104,6 +128,8 @@ int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
 
 int MPI_Alltoall(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                  MPI_Datatype RT, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Alltoall(S, SN, ST, R, RN, RT, C);
   if (NonBlocking)
     return nbAlltoallw(S, nullptr, nullptr, SN, nullptr, ST, R, nullptr,
                        nullptr, RN, nullptr, RT, C);
@@ -113,6 +139,8 @@ int MPI_Alltoall(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
 int MPI_Alltoallv(const void *S, const int SN[], const int SD[],
                   MPI_Datatype ST, void *R, const int RN[], const int RD[],
                   MPI_Datatype RT, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Alltoallv(S, SN, SD, ST, R, RN, RD, RT, C);
   if (NonBlocking)
     return nbAlltoallw(S, SN, SD, 0, nullptr, ST, R, RN, RD, 0, nullptr, RT, C);
   return PMPI_Alltoallv(S, SN, SD, realType(ST), R, RN, RD, realType(RT),
@@ -122,6 +150,8 @@ int MPI_Alltoallv(const void *S, const int SN[], const int SD[],
 int MPI_Alltoallw(const void *S, const int SN[], const int SD[],
                   const MPI_Datatype STs[], void *R, const int RN[],
                   const int RD[], const MPI_Datatype RTs[], MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Alltoallw(S, SN, SD, STs, R, RN, RD, RTs, C);
   if (NonBlocking)
     return nbAlltoallw(S, SN, SD, 0, STs, MPI_DATATYPE_NULL, R, RN, RD, 0, RTs,
                        MPI_DATATYPE_NULL, C);
@@ -141,6 +171,8 @@ int MPI_Alltoallw(const void *S, const int SN[], const int SD[],
 
 int MPI_Reduce_scatter_block(const void *S, void *R, int N, MPI_Datatype T,
                              MPI_Op Op, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Reduce_scatter_block(S, R, N, T, Op, C);
   if (NonBlocking)
     return nbReduceScatter(S, R, nullptr, N, T, Op, C);
   return PMPI_Reduce_scatter_block(S, R, N, realType(T), realOp(Op),
@@ -149,6 +181,8 @@ int MPI_Reduce_scatter_block(const void *S, void *R, int N, MPI_Datatype T,
 
 int MPI_Reduce_scatter(const void *S, void *R, const int N[], MPI_Datatype T,
                        MPI_Op Op, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Reduce_scatter(S, R, N, T, Op, C);
   if (NonBlocking)
     return nbReduceScatter(S, R, N, 0, T, Op, C);
   return PMPI_Reduce_scatter(S, R, N, realType(T), realOp(Op), realComm(C));
@@ -207,7 +241,9 @@ int MPI_Attr_get(MPI_Comm C, int Key, void *Value, int *Flag) {
 }
 int MPI_Abort(MPI_Comm C, int Code) { return PMPI_Abort(realComm(C), Code); }
 // Memory from MPI_Alloc_mem is program data: it lives in the saved heap.
-int MPI_Alloc_mem(MPI_Aint Size, MPI_Info, void *Base) {
+int MPI_Alloc_mem(MPI_Aint Size, MPI_Info Info, void *Base) {
+  if (Bypass)
+    return PMPI_Alloc_mem(Size, Info, Base);
   void *P = __ccc_malloc(Size ? (size_t)Size : 1);
   if (!P)
     return MPI_ERR_NO_MEM;
@@ -215,6 +251,8 @@ int MPI_Alloc_mem(MPI_Aint Size, MPI_Info, void *Base) {
   return MPI_SUCCESS;
 }
 int MPI_Free_mem(void *P) {
+  if (Bypass)
+    return PMPI_Free_mem(P);
   __ccc_free(P);
   return MPI_SUCCESS;
 }

@@ -73,6 +73,8 @@ void record(MPI_Comm C, MPI_Errhandler E) {
 extern "C" {
 
 int MPI_Comm_set_errhandler(MPI_Comm C, MPI_Errhandler E) {
+  if (Bypass)
+    return PMPI_Comm_set_errhandler(C, E);
   int R = PMPI_Comm_set_errhandler(realComm(C), E);
   if (R == MPI_SUCCESS && L)
     record(C, E);
@@ -80,6 +82,8 @@ int MPI_Comm_set_errhandler(MPI_Comm C, MPI_Errhandler E) {
 }
 
 int MPI_Comm_get_errhandler(MPI_Comm C, MPI_Errhandler *Out) {
+  if (Bypass)
+    return PMPI_Comm_get_errhandler(C, Out);
   return PMPI_Comm_get_errhandler(realComm(C), Out);
 }
 

@@ -11,6 +11,7 @@
 
 #include "../rt/Log.h"
 #include "../rt/Parallel.h"
+#include "../rt/Store.h"
 
 #include "ccc.h"
 #include "ccc/abi.h"
@@ -26,6 +27,7 @@ LayerState *L = nullptr;
 MPI_Comm Private = MPI_COMM_NULL;
 bool Active = false;
 bool Restoring = false;
+bool Bypass = false;
 
 void *saved(size_t Bytes) {
   void *P = __ccc_calloc(1, Bytes ? Bytes : 1);
@@ -122,10 +124,19 @@ void afterRestore() {
   L = static_cast<LayerState *>(parallelState());
   if (!L || L->Magic != kStateMagic)
     fatal("the image holds no MPI layer state");
-  if (L->Protocol != (NonBlocking ? 2 : 1))
-    fatal("the image was written under CCC_PROTOCOL=%s; restart it with the "
-          "same protocol",
-          L->Protocol == 2 ? "nonblocking" : "blocking");
+  // The image's state is the protocol's own (message log, counters): the
+  // job goes on under the protocol that wrote it, whatever CCC_PROTOCOL
+  // says now.
+  bool Written = L->Protocol == 2;
+  if (L->Protocol != 1 && L->Protocol != 2)
+    fatal("the image's MPI layer state names no known protocol (%u)",
+          (unsigned)L->Protocol);
+  if (Written != NonBlocking && L->Rank == 0)
+    logMessage("restarting under CCC_PROTOCOL=%s, the protocol that wrote "
+               "this checkpoint (CCC_PROTOCOL=%s applies to fresh runs)",
+               Written ? "nonblocking" : "blocking",
+               NonBlocking ? "nonblocking" : "blocking");
+  NonBlocking = Written;
   Restoring = true;
   for (uint32_t I = 0; I < L->NObjs; ++I) {
     replayErrhandlers(I);
@@ -162,8 +173,16 @@ int site(int Kind, int (*Take)()) {
   return NonBlocking ? siteNonBlocking(Kind, Take) : siteBlocking(Kind, Take);
 }
 
+// Only the non-blocking protocol has a message log to check; the commit
+// record says which protocol wrote Version (records older than that field:
+// the protocol set now).
 bool checkVersion(uint64_t Version, char *Why, size_t Cap) {
-  return !nonblockingProtocol() || nbCheckVersion(Version, Why, Cap);
+  char Protocol[32];
+  bool Logged = commitProtocol(storeDir(), storeName(), Version, Protocol,
+                               sizeof(Protocol))
+                    ? !strcmp(Protocol, "nonblocking")
+                    : nonblockingProtocol();
+  return !Logged || nbCheckVersion(Version, Why, Cap);
 }
 
 // Under the non-blocking protocol the other ranks go on while this one
@@ -197,7 +216,14 @@ ParallelLayer Hooks = {launchRank,   initForRestart, allMin,
                        checkVersion, duringWrite,    abortJob};
 
 // Registered before main, so the runtime knows the job is parallel.
-__attribute__((constructor)) void registerLayer() { Parallel = &Hooks; }
+// With CCC_DISABLE=1 (read as the runtime's entry does) the layer stays out
+// of the way: no protocol, no tables, no header on messages, MPI's own
+// reductions; the runtime never calls the hooks.
+__attribute__((constructor)) void registerLayer() {
+  Parallel = &Hooks;
+  const char *Disable = getenv("CCC_DISABLE");
+  Bypass = Disable && !strcmp(Disable, "1");
+}
 
 int initLayer(int Required, int *Provided) {
   if (Active)
@@ -230,9 +256,15 @@ int initLayer(int Required, int *Provided) {
 using namespace ccc::mpi;
 
 extern "C" {
-int MPI_Init(int *, char ***) { return initLayer(MPI_THREAD_SINGLE, nullptr); }
+int MPI_Init(int *Argc, char ***Argv) {
+  if (Bypass)
+    return PMPI_Init(Argc, Argv);
+  return initLayer(MPI_THREAD_SINGLE, nullptr);
+}
 
-int MPI_Init_thread(int *, char ***, int Required, int *Provided) {
+int MPI_Init_thread(int *Argc, char ***Argv, int Required, int *Provided) {
+  if (Bypass)
+    return PMPI_Init_thread(Argc, Argv, Required, Provided);
   if (Active) {
     PMPI_Query_thread(Provided);
     return MPI_SUCCESS;
@@ -241,6 +273,8 @@ int MPI_Init_thread(int *, char ***, int Required, int *Provided) {
 }
 
 int MPI_Finalize(void) {
+  if (Bypass)
+    return PMPI_Finalize();
   if (Active && NonBlocking)
     nbFinalize();
   Active = false;

@@ -192,6 +192,10 @@ extern LayerState *L;
 extern MPI_Comm Private; // the layer's own communicator (a dup of WORLD)
 extern bool Active;      // between MPI_Init and MPI_Finalize
 extern bool Restoring;   // true while a restart rebuilds objects
+// CCC_DISABLE=1: the program runs without ccc, so every call the layer
+// defines by hand goes straight to MPI (the generated ones pass through
+// too: the layer is never active and has no tables).
+extern bool Bypass;
 
 void *saved(size_t Bytes);   // zeroed, in the saved region
 void *scratch(size_t Bytes); // libc

@@ -256,6 +256,8 @@ template <typename H> uint64_t bits(H Handle) { return handleBits(Handle); }
 extern "C" {
 
 int MPI_Comm_dup(MPI_Comm C, MPI_Comm *Out) {
+  if (Bypass)
+    return PMPI_Comm_dup(C, Out);
   if (NonBlocking)
     nbCommCreation(C);
   uint64_t H[] = {bits(C)};
@@ -264,6 +266,8 @@ int MPI_Comm_dup(MPI_Comm C, MPI_Comm *Out) {
 }
 
 int MPI_Comm_split(MPI_Comm C, int Color, int Key, MPI_Comm *Out) {
+  if (Bypass)
+    return PMPI_Comm_split(C, Color, Key, Out);
   if (NonBlocking)
     nbCommCreation(C);
   int I[] = {Color, Key};
@@ -272,6 +276,8 @@ int MPI_Comm_split(MPI_Comm C, int Color, int Key, MPI_Comm *Out) {
 }
 
 int MPI_Comm_create(MPI_Comm C, MPI_Group G, MPI_Comm *Out) {
+  if (Bypass)
+    return PMPI_Comm_create(C, G, Out);
   if (NonBlocking)
     nbCommCreation(C);
   uint64_t H[] = {bits(C), bits(G)};
@@ -279,9 +285,15 @@ int MPI_Comm_create(MPI_Comm C, MPI_Group G, MPI_Comm *Out) {
                 2, H);
 }
 
-int MPI_Comm_free(MPI_Comm *C) { return release(C, ObjKind::Comm); }
+int MPI_Comm_free(MPI_Comm *C) {
+  if (Bypass)
+    return PMPI_Comm_free(C);
+  return release(C, ObjKind::Comm);
+}
 
 int MPI_Comm_group(MPI_Comm C, MPI_Group *Out) {
+  if (Bypass)
+    return PMPI_Comm_group(C, Out);
   uint64_t H[] = {bits(C)};
   return create(ObjKind::Group, Recipe::GroupOfComm, Out, 0, nullptr, 0,
                 nullptr, 1, H);
@@ -299,12 +311,18 @@ static int groupRanks(MPI_Group G, int N, const int *Ranks, MPI_Group *Out,
 }
 
 int MPI_Group_incl(MPI_Group G, int N, const int Ranks[], MPI_Group *Out) {
+  if (Bypass)
+    return PMPI_Group_incl(G, N, Ranks, Out);
   return groupRanks(G, N, Ranks, Out, Recipe::GroupIncl);
 }
 int MPI_Group_excl(MPI_Group G, int N, const int Ranks[], MPI_Group *Out) {
+  if (Bypass)
+    return PMPI_Group_excl(G, N, Ranks, Out);
   return groupRanks(G, N, Ranks, Out, Recipe::GroupExcl);
 }
 int MPI_Group_range_incl(MPI_Group G, int N, int Ranges[][3], MPI_Group *Out) {
+  if (Bypass)
+    return PMPI_Group_range_incl(G, N, Ranges, Out);
   return groupRanks(G, 3 * N, &Ranges[0][0], Out, Recipe::GroupRangeIncl);
 }
 
@@ -313,17 +331,29 @@ static int groupPair(MPI_Group A, MPI_Group B, MPI_Group *Out, Recipe How) {
   return create(ObjKind::Group, How, Out, 0, nullptr, 0, nullptr, 2, H);
 }
 int MPI_Group_union(MPI_Group A, MPI_Group B, MPI_Group *Out) {
+  if (Bypass)
+    return PMPI_Group_union(A, B, Out);
   return groupPair(A, B, Out, Recipe::GroupUnion);
 }
 int MPI_Group_intersection(MPI_Group A, MPI_Group B, MPI_Group *Out) {
+  if (Bypass)
+    return PMPI_Group_intersection(A, B, Out);
   return groupPair(A, B, Out, Recipe::GroupIntersection);
 }
 int MPI_Group_difference(MPI_Group A, MPI_Group B, MPI_Group *Out) {
+  if (Bypass)
+    return PMPI_Group_difference(A, B, Out);
   return groupPair(A, B, Out, Recipe::GroupDifference);
 }
-int MPI_Group_free(MPI_Group *G) { return release(G, ObjKind::Group); }
+int MPI_Group_free(MPI_Group *G) {
+  if (Bypass)
+    return PMPI_Group_free(G);
+  return release(G, ObjKind::Group);
+}
 
 int MPI_Type_contiguous(int Count, MPI_Datatype Old, MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_contiguous(Count, Old, Out);
   int I[] = {Count};
   uint64_t H[] = {bits(Old)};
   return create(ObjKind::Type, Recipe::TypeContiguous, Out, 1, I, 0, nullptr, 1,
@@ -332,6 +362,8 @@ int MPI_Type_contiguous(int Count, MPI_Datatype Old, MPI_Datatype *Out) {
 
 int MPI_Type_vector(int Count, int Block, int Stride, MPI_Datatype Old,
                     MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_vector(Count, Block, Stride, Old, Out);
   int I[] = {Count, Block, Stride};
   uint64_t H[] = {bits(Old)};
   return create(ObjKind::Type, Recipe::TypeVector, Out, 3, I, 0, nullptr, 1, H);
@@ -339,6 +371,8 @@ int MPI_Type_vector(int Count, int Block, int Stride, MPI_Datatype Old,
 
 int MPI_Type_create_hvector(int Count, int Block, MPI_Aint Stride,
                             MPI_Datatype Old, MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_create_hvector(Count, Block, Stride, Old, Out);
   int I[] = {Count, Block};
   MPI_Aint A[] = {Stride};
   uint64_t H[] = {bits(Old)};
@@ -347,6 +381,8 @@ int MPI_Type_create_hvector(int Count, int Block, MPI_Aint Stride,
 
 int MPI_Type_indexed(int Count, const int Blocks[], const int Displs[],
                      MPI_Datatype Old, MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_indexed(Count, Blocks, Displs, Old, Out);
   int *I = static_cast<int *>(scratch((1 + 2 * Count) * sizeof(int)));
   I[0] = Count;
   memcpy(I + 1, Blocks, Count * sizeof(int));
@@ -361,6 +397,8 @@ int MPI_Type_indexed(int Count, const int Blocks[], const int Displs[],
 int MPI_Type_create_hindexed(int Count, const int Blocks[],
                              const MPI_Aint Displs[], MPI_Datatype Old,
                              MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_create_hindexed(Count, Blocks, Displs, Old, Out);
   int *I = static_cast<int *>(scratch((1 + Count) * sizeof(int)));
   I[0] = Count;
   memcpy(I + 1, Blocks, Count * sizeof(int));
@@ -373,6 +411,8 @@ int MPI_Type_create_hindexed(int Count, const int Blocks[],
 
 int MPI_Type_create_indexed_block(int Count, int Block, const int Displs[],
                                   MPI_Datatype Old, MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_create_indexed_block(Count, Block, Displs, Old, Out);
   int *I = static_cast<int *>(scratch((2 + Count) * sizeof(int)));
   I[0] = Count;
   I[1] = Block;
@@ -387,6 +427,8 @@ int MPI_Type_create_indexed_block(int Count, int Block, const int Displs[],
 int MPI_Type_create_struct(int Count, const int Blocks[],
                            const MPI_Aint Displs[], const MPI_Datatype Types[],
                            MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_create_struct(Count, Blocks, Displs, Types, Out);
   int *I = static_cast<int *>(scratch((1 + Count) * sizeof(int)));
   auto *H = static_cast<uint64_t *>(scratch(Count * sizeof(uint64_t)));
   I[0] = Count;
@@ -402,6 +444,8 @@ int MPI_Type_create_struct(int Count, const int Blocks[],
 
 int MPI_Type_create_resized(MPI_Datatype Old, MPI_Aint Lb, MPI_Aint Extent,
                             MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_create_resized(Old, Lb, Extent, Out);
   MPI_Aint A[] = {Lb, Extent};
   uint64_t H[] = {bits(Old)};
   return create(ObjKind::Type, Recipe::TypeResized, Out, 0, nullptr, 2, A, 1,
@@ -411,6 +455,9 @@ int MPI_Type_create_resized(MPI_Datatype Old, MPI_Aint Lb, MPI_Aint Extent,
 int MPI_Type_create_subarray(int NDims, const int Sizes[], const int Subsizes[],
                              const int Starts[], int Order, MPI_Datatype Old,
                              MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_create_subarray(NDims, Sizes, Subsizes, Starts, Order, Old,
+                                     Out);
   int N = 2 + 3 * NDims;
   int *I = static_cast<int *>(scratch(N * sizeof(int)));
   I[0] = NDims;
@@ -426,12 +473,16 @@ int MPI_Type_create_subarray(int NDims, const int Sizes[], const int Subsizes[],
 }
 
 int MPI_Type_dup(MPI_Datatype Old, MPI_Datatype *Out) {
+  if (Bypass)
+    return PMPI_Type_dup(Old, Out);
   uint64_t H[] = {bits(Old)};
   return create(ObjKind::Type, Recipe::TypeDup, Out, 0, nullptr, 0, nullptr, 1,
                 H);
 }
 
 int MPI_Type_commit(MPI_Datatype *T) {
+  if (Bypass)
+    return PMPI_Type_commit(T);
   Object *O = object(*T);
   if (!O)
     return PMPI_Type_commit(T); // predefined: nothing to remember
@@ -439,13 +490,23 @@ int MPI_Type_commit(MPI_Datatype *T) {
   return PMPI_Type_commit(&O->Real.Type);
 }
 
-int MPI_Type_free(MPI_Datatype *T) { return release(T, ObjKind::Type); }
+int MPI_Type_free(MPI_Datatype *T) {
+  if (Bypass)
+    return PMPI_Type_free(T);
+  return release(T, ObjKind::Type);
+}
 
 int MPI_Op_create(MPI_User_function *Fn, int Commute, MPI_Op *Out) {
+  if (Bypass)
+    return PMPI_Op_create(Fn, Commute, Out);
   int I[] = {Commute};
   return create(ObjKind::Op, Recipe::OpCreate, Out, 1, I, 0, nullptr, 0,
                 nullptr, Fn);
 }
 
-int MPI_Op_free(MPI_Op *Op) { return release(Op, ObjKind::Op); }
+int MPI_Op_free(MPI_Op *Op) {
+  if (Bypass)
+    return PMPI_Op_free(Op);
+  return release(Op, ObjKind::Op);
+}
 }

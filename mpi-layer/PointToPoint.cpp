@@ -255,48 +255,64 @@ static int isendVia(NonblockingSend Fn, const void *Buf, int Count,
 extern "C" {
 
 int MPI_Send(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Send(B, N, T, D, Tag, C);
   if (NonBlocking)
     return nbSend(B, N, T, D, Tag, C, 0);
   return sendVia(PMPI_Send, B, N, T, D, Tag, C);
 }
 int MPI_Ssend(const void *B, int N, MPI_Datatype T, int D, int Tag,
               MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Ssend(B, N, T, D, Tag, C);
   if (NonBlocking)
     return nbSend(B, N, T, D, Tag, C, 1);
   return sendVia(PMPI_Ssend, B, N, T, D, Tag, C);
 }
 int MPI_Bsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
               MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Bsend(B, N, T, D, Tag, C);
   if (NonBlocking)
     return nbSend(B, N, T, D, Tag, C, 2);
   return sendVia(PMPI_Bsend, B, N, T, D, Tag, C);
 }
 int MPI_Rsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
               MPI_Comm C) {
+  if (Bypass)
+    return PMPI_Rsend(B, N, T, D, Tag, C);
   if (NonBlocking)
     return nbSend(B, N, T, D, Tag, C, 3);
   return sendVia(PMPI_Rsend, B, N, T, D, Tag, C);
 }
 int MPI_Isend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
               MPI_Request *R) {
+  if (Bypass)
+    return PMPI_Isend(B, N, T, D, Tag, C, R);
   if (NonBlocking)
     return nbIsend(B, N, T, D, Tag, C, 0, R);
   return isendVia(PMPI_Isend, B, N, T, D, Tag, C, R);
 }
 int MPI_Issend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
                MPI_Request *R) {
+  if (Bypass)
+    return PMPI_Issend(B, N, T, D, Tag, C, R);
   if (NonBlocking)
     return nbIsend(B, N, T, D, Tag, C, 1, R);
   return isendVia(PMPI_Issend, B, N, T, D, Tag, C, R);
 }
 int MPI_Ibsend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
                MPI_Request *R) {
+  if (Bypass)
+    return PMPI_Ibsend(B, N, T, D, Tag, C, R);
   if (NonBlocking)
     return nbIsend(B, N, T, D, Tag, C, 2, R);
   return isendVia(PMPI_Ibsend, B, N, T, D, Tag, C, R);
 }
 int MPI_Irsend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
                MPI_Request *R) {
+  if (Bypass)
+    return PMPI_Irsend(B, N, T, D, Tag, C, R);
   if (NonBlocking)
     return nbIsend(B, N, T, D, Tag, C, 3, R);
   return isendVia(PMPI_Irsend, B, N, T, D, Tag, C, R);
@@ -306,6 +322,8 @@ int MPI_Irsend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
 
 int MPI_Recv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
              MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Recv(B, N, T, Src, Tag, C, Status);
   if (NonBlocking)
     return nbRecv(B, N, T, Src, Tag, C, Status);
   if (Message *M = takePending(C, Src, Tag, true))
@@ -320,6 +338,8 @@ int MPI_Recv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
 
 int MPI_Irecv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
               MPI_Request *Out) {
+  if (Bypass)
+    return PMPI_Irecv(B, N, T, Src, Tag, C, Out);
   if (NonBlocking)
     return nbIrecv(B, N, T, Src, Tag, C, Out);
   Request *R;
@@ -348,6 +368,9 @@ int MPI_Irecv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
 int MPI_Sendrecv(const void *SB, int SN, MPI_Datatype ST, int Dest, int STag,
                  void *RB, int RN, MPI_Datatype RT, int Src, int RTag,
                  MPI_Comm C, MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Sendrecv(SB, SN, ST, Dest, STag, RB, RN, RT, Src, RTag, C,
+                         Status);
   MPI_Request Reqs[2];
   int Err = MPI_Irecv(RB, RN, RT, Src, RTag, C, &Reqs[0]);
   if (Err != MPI_SUCCESS)
@@ -361,6 +384,8 @@ int MPI_Sendrecv(const void *SB, int SN, MPI_Datatype ST, int Dest, int STag,
 
 int MPI_Sendrecv_replace(void *B, int N, MPI_Datatype T, int Dest, int STag,
                          int Src, int RTag, MPI_Comm C, MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Sendrecv_replace(B, N, T, Dest, STag, Src, RTag, C, Status);
   int Size;
   PMPI_Pack_size(N, realType(T), realComm(C), &Size);
   void *Tmp = scratch(Size);
@@ -375,6 +400,8 @@ int MPI_Sendrecv_replace(void *B, int N, MPI_Datatype T, int Dest, int STag,
 //===-- Completion --------------------------------------------------------===//
 
 int MPI_Wait(MPI_Request *H, MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Wait(H, Status);
   if (*H == MPI_REQUEST_NULL)
     return PMPI_Wait(H, Status);
   Request *R = request(*H);
@@ -385,6 +412,8 @@ int MPI_Wait(MPI_Request *H, MPI_Status *Status) {
 }
 
 int MPI_Test(MPI_Request *H, int *Flag, MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Test(H, Flag, Status);
   if (*H == MPI_REQUEST_NULL)
     return PMPI_Test(H, Flag, Status);
   Request *R = request(*H);
@@ -412,6 +441,8 @@ int MPI_Test(MPI_Request *H, int *Flag, MPI_Status *Status) {
 }
 
 int MPI_Waitall(int N, MPI_Request Hs[], MPI_Status Ss[]) {
+  if (Bypass)
+    return PMPI_Waitall(N, Hs, Ss);
   int Err = MPI_SUCCESS;
   for (int I = 0; I < N; ++I) {
     int E = MPI_Wait(&Hs[I],
@@ -423,6 +454,8 @@ int MPI_Waitall(int N, MPI_Request Hs[], MPI_Status Ss[]) {
 }
 
 int MPI_Testall(int N, MPI_Request Hs[], int *Flag, MPI_Status Ss[]) {
+  if (Bypass)
+    return PMPI_Testall(N, Hs, Flag, Ss);
   int64_t V;
   int NV;
   if (NonBlocking && replayEvent(Event::Testall, &V, 1, &NV)) {
@@ -452,6 +485,8 @@ int MPI_Testall(int N, MPI_Request Hs[], int *Flag, MPI_Status Ss[]) {
 static int waitanyLive(int N, MPI_Request Hs[], int *Index, MPI_Status *Status);
 
 int MPI_Waitany(int N, MPI_Request Hs[], int *Index, MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Waitany(N, Hs, Index, Status);
   if (!NonBlocking)
     return waitanyLive(N, Hs, Index, Status);
   int64_t V;
@@ -509,6 +544,8 @@ static int testanyLive(int N, MPI_Request Hs[], int *Index, int *Flag,
 
 int MPI_Testany(int N, MPI_Request Hs[], int *Index, int *Flag,
                 MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Testany(N, Hs, Index, Flag, Status);
   if (!NonBlocking)
     return testanyLive(N, Hs, Index, Flag, Status);
   int64_t V[2];
@@ -586,6 +623,8 @@ static int testsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
 
 int MPI_Waitsome(int N, MPI_Request Hs[], int *OutCount, int Indices[],
                  MPI_Status Ss[]) {
+  if (Bypass)
+    return PMPI_Waitsome(N, Hs, OutCount, Indices, Ss);
   if (replaySome(Event::Waitsome, N, Hs, OutCount, Indices, Ss))
     return MPI_SUCCESS;
   int Err = waitsomeLive(N, Hs, OutCount, Indices, Ss);
@@ -595,6 +634,8 @@ int MPI_Waitsome(int N, MPI_Request Hs[], int *OutCount, int Indices[],
 
 int MPI_Testsome(int N, MPI_Request Hs[], int *OutCount, int Indices[],
                  MPI_Status Ss[]) {
+  if (Bypass)
+    return PMPI_Testsome(N, Hs, OutCount, Indices, Ss);
   if (replaySome(Event::Testsome, N, Hs, OutCount, Indices, Ss))
     return MPI_SUCCESS;
   int Err = testsomeLive(N, Hs, OutCount, Indices, Ss);
@@ -650,6 +691,8 @@ static int testsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
 }
 
 int MPI_Request_free(MPI_Request *H) {
+  if (Bypass)
+    return PMPI_Request_free(H);
   Request *R = request(*H);
   if (!R)
     return PMPI_Request_free(H);
@@ -664,6 +707,8 @@ int MPI_Request_free(MPI_Request *H) {
 }
 
 int MPI_Request_get_status(MPI_Request H, int *Flag, MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Request_get_status(H, Flag, Status);
   Request *R = request(H);
   if (!R)
     return PMPI_Request_get_status(H, Flag, Status);
@@ -674,6 +719,8 @@ int MPI_Request_get_status(MPI_Request H, int *Flag, MPI_Status *Status) {
 }
 
 int MPI_Cancel(MPI_Request *H) {
+  if (Bypass)
+    return PMPI_Cancel(H);
   Request *R = request(*H);
   if (!R)
     return PMPI_Cancel(H);
@@ -685,6 +732,8 @@ int MPI_Cancel(MPI_Request *H) {
 //===-- Probes ------------------------------------------------------------===//
 
 int MPI_Probe(int Src, int Tag, MPI_Comm C, MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Probe(Src, Tag, C, Status);
   if (NonBlocking) {
     nbProbe(Src, Tag, C, true, Status);
     return MPI_SUCCESS;
@@ -698,6 +747,8 @@ int MPI_Probe(int Src, int Tag, MPI_Comm C, MPI_Status *Status) {
 }
 
 int MPI_Iprobe(int Src, int Tag, MPI_Comm C, int *Flag, MPI_Status *Status) {
+  if (Bypass)
+    return PMPI_Iprobe(Src, Tag, C, Flag, Status);
   if (NonBlocking) {
     *Flag = nbProbe(Src, Tag, C, false, Status);
     return MPI_SUCCESS;

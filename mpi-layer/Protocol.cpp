@@ -122,9 +122,20 @@ struct Buffer {
   void clear() { Len = 0; }
 };
 
-Buffer Log;    // being recorded (NonDet-Log, RecvOnly-Log)
-bool TakeOk;   // this rank's image of the current epoch is durable
-bool WantNext; // a checkpoint was asked for during a period
+// What a rank reports to rank 0 when its period ends, so that rank 0 can
+// say why a version is not committed: a write that failed is a lost
+// checkpoint, a rank that finished first only an abandoned one. In order
+// of precedence when ranks differ.
+enum Outcome : uint64_t {
+  kWritten = 0,     // image and log durable
+  kSaid = 1,        // not committed for a reason this rank already printed
+  kFinished = 2,    // reached MPI_Finalize before taking it: no image
+  kWriteFailed = 3, // its image or its log could not be written
+};
+
+Buffer Log;         // being recorded (NonDet-Log, RecvOnly-Log)
+Outcome TakeResult; // this rank's part in the current epoch so far
+bool WantNext;      // a checkpoint was asked for during a period
 
 void record(RecKind K, uint8_t Ev, uint64_t Op, uint64_t Comm, int Src, int Tag,
             const void *Data, uint64_t Bytes, uint16_t NVals) {
@@ -299,24 +310,49 @@ void sendCtrl(int To, int Tag, uint64_t A, uint64_t B) {
 struct Pending {
   uint32_t Epoch;
   int Count;
-  bool Ok;
+  Outcome Worst;
+  int Finisher; // a rank that reported kFinished
 } Commits[2];
 uint32_t CommittedEpoch; // rank 0: highest epoch whose commit was decided
 
-void onLogged(uint32_t Epoch, bool Ok) {
+// Rank 0: version V will never be committed because rank Finisher ended
+// the program without taking it. Nothing was lost (the program finished),
+// so the job log says nothing at the default verbosity; the other ranks'
+// images and logs of V are deleted (every rank reported, none writes them
+// any more), so no uncommitted version stays behind.
+void abandonVersion(uint64_t V, int Finisher) {
+  char Path[kPathMax];
+  for (int Q = 0; Q < L->Size; ++Q) {
+    imagePath(Path, storeDir(), storeName(), V, Q);
+    unlink(Path);
+    logPath(Path, storeDir(), storeName(), V, Q);
+    unlink(Path);
+  }
+  CCC_INFO("checkpoint %llu abandoned: rank %d reached MPI_Finalize before "
+           "taking it; the program finished, the previous committed "
+           "checkpoint is kept",
+           (unsigned long long)V, Finisher);
+}
+
+void onLogged(int From, uint32_t Epoch, Outcome O) {
   Pending &P = Commits[Epoch % 2];
   if (P.Epoch != Epoch) {
     P.Epoch = Epoch;
     P.Count = 0;
-    P.Ok = true;
+    P.Worst = kWritten;
   }
-  P.Ok = P.Ok && Ok;
+  if (O == kFinished)
+    P.Finisher = From;
+  P.Worst = O > P.Worst ? O : P.Worst;
   if (++P.Count < L->Size)
     return;
   uint64_t V = L->VersionBase + Epoch;
   if (Epoch > CommittedEpoch)
     CommittedEpoch = Epoch;
-  commitVersion(V, P.Ok, "its image or its message log");
+  if (P.Worst == kFinished)
+    abandonVersion(V, P.Finisher);
+  else if (P.Worst != kSaid) // kSaid: the rank printed why
+    commitVersion(V, P.Worst == kWritten, "its image or its message log");
 }
 
 void checkPeriod();
@@ -354,22 +390,23 @@ void pollCtrl() {
     if (S.MPI_TAG == kTagInit)
       onInit(S.MPI_SOURCE, (uint32_t)Msg[0], Msg[1]);
     else
-      onLogged((uint32_t)Msg[0], Msg[1] != 0);
+      onLogged(S.MPI_SOURCE, (uint32_t)Msg[0], (Outcome)Msg[1]);
   }
 }
 
 // The period ends when every late message has arrived: write the log.
 void commitLocal() {
   uint64_t V = L->VersionBase + L->Epoch;
-  bool Ok = TakeOk && writeLogFile(V);
+  if (TakeResult == kWritten && !writeLogFile(V))
+    TakeResult = kWriteFailed;
   TRACE("%d epoch %u: all late messages received; log of %zu bytes %s", L->Rank,
-        L->Epoch, Log.Len, Ok ? "written" : "NOT written");
+        L->Epoch, Log.Len, TakeResult == kWritten ? "written" : "NOT written");
   Log.clear();
   setMode(Mode::Run, "period complete");
   if (L->Rank == 0)
-    onLogged(L->Epoch, Ok);
+    onLogged(0, L->Epoch, TakeResult);
   else
-    sendCtrl(0, kTagLogged, L->Epoch, Ok);
+    sendCtrl(0, kTagLogged, L->Epoch, TakeResult);
 }
 
 void checkPeriod() {
@@ -1203,12 +1240,12 @@ void nbCommCreation(MPI_Comm Parent) {
   scratchFree(Eps);
   // Epochs differ by one at most: the members past the line are those in
   // the larger one.
-  if (Min < L->Epoch && TakeOk) {
+  if (Min < L->Epoch && TakeResult == kWritten) {
     logMessage("checkpoint %llu will not be committed: a communicator was "
                "created while some of its members had taken it and others "
                "not (it could not be re-created on restart)",
                (unsigned long long)(L->VersionBase + L->Epoch));
-    TakeOk = false;
+    TakeResult = kSaid;
   }
 }
 
@@ -1328,14 +1365,14 @@ static int startCheckpoint(int (*Take)()) {
   if (R == CCC_RESTARTED)
     return R;    // (OldSent and Told were libc memory of the process that died)
   L->NEarly = 0; // the registry is in the image
-  TakeOk = R == CCC_TAKEN;
+  TakeResult = R == CCC_TAKEN ? kWritten : Take ? kWriteFailed : kFinished;
   for (int Q = 0; Q < Size; ++Q)
     if (!Told[Q])
       sendCtrl(Q, kTagInit, L->Epoch, OldSent[Q]);
   scratchFree(Told);
   scratchFree(OldSent);
   checkPeriod();
-  return TakeOk ? CCC_TAKEN : CCC_NONE;
+  return TakeResult == kWritten ? CCC_TAKEN : CCC_NONE;
 }
 
 // Whether a site in the Run mode should probe for control messages. They
@@ -1425,8 +1462,9 @@ void nbAfterRestore() {
 
 void nbFinalize() {
   // A rank that did not reach a site since another rank started a
-  // checkpoint cannot save one now: it takes part in the counting without
-  // an image, so that version is not committed.
+  // checkpoint cannot save one now (a restart resumes at a site, not here):
+  // it takes part in the counting without an image and reports kFinished,
+  // so rank 0 abandons that version rather than call it a failed write.
   uint32_t Max = L->Epoch, Mine = L->Epoch;
   MPI_Request Req;
   PMPI_Iallreduce(&Mine, &Max, 1, MPI_UINT32_T, MPI_MAX, Ctrl, &Req);
@@ -1451,10 +1489,13 @@ void nbFinalize() {
       for (int Q = 0; Q < L->Size; ++Q)
         Missing |= L->LateGot[Q] < (uint64_t)L->LateWant[Q];
       if (Missing) {
-        logMessage("checkpoint %llu not committed: the program finished "
-                   "without receiving every message sent before it",
-                   (unsigned long long)(L->VersionBase + L->Epoch));
-        TakeOk = false;
+        // Said once, by a rank whose part was otherwise complete.
+        if (TakeResult == kWritten) {
+          logMessage("checkpoint %llu not committed: the program finished "
+                     "without receiving every message sent before it",
+                     (unsigned long long)(L->VersionBase + L->Epoch));
+          TakeResult = kSaid;
+        }
         for (int Q = 0; Q < L->Size; ++Q)
           L->LateGot[Q] = (uint64_t)L->LateWant[Q];
         checkPeriod();

@@ -100,22 +100,46 @@ int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max) {
   return N;
 }
 
-uint32_t commitRanks(const char *Dir, const char *Name, uint64_t Version) {
+// The text of a commit record (short), or false.
+static bool readCommit(const char *Dir, const char *Name, uint64_t Version,
+                       char (&Text)[256]) {
   char Path[kPathMax];
   commitPath(Path, Dir, Name, Version);
   int Fd = open(Path, O_RDONLY | O_CLOEXEC);
   if (Fd < 0)
-    return 0;
-  char Text[256];
+    return false;
   ssize_t N = read(Fd, Text, sizeof(Text) - 1);
   close(Fd);
   if (N <= 0)
-    return 0;
+    return false;
   Text[N] = 0;
+  return true;
+}
+
+uint32_t commitRanks(const char *Dir, const char *Name, uint64_t Version) {
+  char Text[256];
+  if (!readCommit(Dir, Name, Version, Text))
+    return 0;
   const char Key[] = "\nranks ";
   const char *R = strstr(Text, Key);
   return R ? static_cast<uint32_t>(strtoul(R + sizeof(Key) - 1, nullptr, 10))
            : 0;
+}
+
+bool commitProtocol(const char *Dir, const char *Name, uint64_t Version,
+                    char *Out, size_t Cap) {
+  char Text[256];
+  const char Key[] = "\nprotocol ";
+  const char *P =
+      readCommit(Dir, Name, Version, Text) ? strstr(Text, Key) : nullptr;
+  if (!P || !Cap)
+    return false;
+  P += sizeof(Key) - 1;
+  size_t N = strcspn(P, "\n");
+  N = N < Cap - 1 ? N : Cap - 1;
+  memcpy(Out, P, N);
+  Out[N] = 0;
+  return N > 0;
 }
 
 uint64_t highestVersion(const char *Dir, const char *Name) {
@@ -153,7 +177,8 @@ bool publish(const char *Tmp, const char *Final, const char *Dir) {
 }
 
 bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
-                 uint32_t NRanks, char *Err, size_t ErrCap) {
+                 uint32_t NRanks, char *Err, size_t ErrCap,
+                 const char *Protocol) {
   char Final[kPathMax], Tmp[kPathMax + 8];
   commitPath(Final, Dir, Name, Version);
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
@@ -165,6 +190,8 @@ bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
   char Text[256];
   int N = snprintf(Text, sizeof(Text), "ccc-commit 1\nversion %llu\nranks %u\n",
                    (unsigned long long)Version, NRanks);
+  if (Protocol)
+    N += snprintf(Text + N, sizeof(Text) - N, "protocol %s\n", Protocol);
   bool Ok = write(Fd, Text, N) == N && fsync(Fd) == 0;
   if (!Ok && errno == 0)
     errno = ENOSPC;

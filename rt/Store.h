@@ -50,9 +50,15 @@ int64_t commitTime(const char *Dir, const char *Name, uint64_t Version);
 
 // Durably renames Tmp to Final (fsync of the directory included).
 bool publish(const char *Tmp, const char *Final, const char *Dir);
-// Writes the commit record of Version (after all images are durable).
+// Writes the commit record of Version (after all images are durable);
+// Protocol (MPI jobs) names the coordination protocol that wrote it.
 bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
-                 uint32_t NRanks, char *Err, size_t ErrCap);
+                 uint32_t NRanks, char *Err, size_t ErrCap,
+                 const char *Protocol = nullptr);
+// The protocol a commit record names ("protocol P") into Out, or false if
+// it names none (a serial program's, or one older than the field).
+bool commitProtocol(const char *Dir, const char *Name, uint64_t Version,
+                    char *Out, size_t Cap);
 // Deletes all but the newest Keep committed versions, and images of
 // versions that were never committed and are older than the newest commit.
 // The commit record goes first so a crash leaves no half-deleted version

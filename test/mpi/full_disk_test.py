@@ -113,6 +113,14 @@ def main():
                             r"checkpoint is kept", err)
         check(bool(failed), "full disk reported with a ccc: message "
               "(versions %s)" % ", ".join(sorted(set(failed), key=int)))
+        # Rank 0's verdict on each: a rank could not write (not the
+        # silence of a checkpoint abandoned at MPI_Finalize).
+        lost = re.findall(r"ccc: checkpoint (\d+) not committed: a rank could "
+                          r"not write its image or its message log; the "
+                          r"previous committed checkpoint is kept", err)
+        check(failed and set(failed) <= set(lost),
+              "rank 0 reported each as not committed (versions %s)" %
+              ", ".join(sorted(set(lost), key=int)))
         check(not any(glob.glob(os.path.join(disk, "*.v%06d.commit" %
                                              int(v))) for v in failed),
               "no version that failed to write was committed")

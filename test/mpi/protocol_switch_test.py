@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""A checkpoint is restarted under the protocol that wrote it, whatever
+CCC_PROTOCOL says at the restart: a job under protocol A is SIGKILLed once
+a version is committed (whose commit record names A); started again under
+protocol B it must say in one ccc: line that it continues under A, restart
+from the checkpoint and print what the uninterrupted plain program prints.
+Both directions (blocking -> nonblocking, nonblocking -> blocking).
+
+  usage: protocol_switch_test.py --ref "PLAIN COMMAND"
+         --launcher "LAUNCHER WORDS BEFORE THE RANK COUNT" --np N
+         -- PROGRAM ARGS...
+"""
+import argparse
+import glob
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "harness"))
+from killrestart import Run, committed, private_mpi_env  # noqa: E402
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--ref", required=True)
+ap.add_argument("--launcher", required=True)
+ap.add_argument("--np", default="2")
+ap.add_argument("cmd", nargs=argparse.REMAINDER)
+a = ap.parse_args()
+cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+launch = shlex.split(a.launcher) + [a.np]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+work = tempfile.mkdtemp(prefix="ccc-protocol-")
+mpi_env, _ = private_mpi_env()
+base = dict(os.environ, CCC_INTERVAL="0.2", CCC_VERBOSE="1", **mpi_env)
+ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=300,
+                     env=dict(base, CCC_DISABLE="1"))
+check(ref.returncode == 0 and ref.stdout, "the plain reference runs")
+
+for wrote, then in (("blocking", "nonblocking"),
+                    ("nonblocking", "blocking")):
+    tag = "%s -> %s: " % (wrote, then)
+    ckpt = os.path.join(work, wrote)
+    env = dict(base, CCC_DIR=ckpt, CCC_PROTOCOL=wrote)
+    first = Run(launch + cmd, env, os.path.join(work, wrote + ".first"))
+    deadline = time.monotonic() + 120
+    while not committed(ckpt) and first.p.poll() is None and \
+            time.monotonic() < deadline:
+        time.sleep(0.005)
+    check(bool(committed(ckpt)) and first.p.poll() is None,
+          tag + "a checkpoint was committed before the job ended")
+    first.kill()
+    records = [open(c).read() for c in sorted(glob.glob(ckpt + "/*.commit"))]
+    check(records and all("\nprotocol %s\n" % wrote in r for r in records),
+          tag + "the commit records name the protocol")
+    # No timer in the restart: one restart is what is tested, and writing
+    # more checkpoints would only slow the test down.
+    r = Run(launch + cmd, dict(env, CCC_PROTOCOL=then, CCC_INTERVAL="0"),
+            os.path.join(work, wrote + ".restart"))
+    try:
+        r.p.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        r.kill()
+    err = r.stderr()
+    check(r.p.returncode == 0 and "restarting from" in err,
+          tag + "restarts from the checkpoint (exit %s)" % r.p.returncode)
+    line = ("ccc: restarting under CCC_PROTOCOL=%s, the protocol that wrote "
+            "this checkpoint" % wrote)
+    check(err.count(line) == 1, tag + "says so once: " + line)
+    check(r.stdout() == ref.stdout,
+          tag + "result identical to the uninterrupted plain run")
+    if failures:
+        print("--- restart stderr\n" + err)
+        break
+
+if failures:
+    print(f"{len(failures)} failed; files in {work}")
+    sys.exit(1)
+shutil.rmtree(work, ignore_errors=True)
