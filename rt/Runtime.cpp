@@ -15,6 +15,7 @@
 #include "Config.h"
 #include "ElfSymbols.h"
 #include "Exclusions.h"
+#include "FortranUnits.h"
 #include "Hash.h"
 #include "HeapRegion.h"
 #include "Image.h"
@@ -670,9 +671,10 @@ __attribute__((noinline)) bool writeAndCommit() {
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
   uint64_t Bytes = 0;
   uint32_t ChainLength = 0;
-  if (recordOpenFiles) {
+  if (recordOpenFiles || checkFortranUnits) {
     char Why[kPathMax + 256];
-    if (!recordOpenFiles(Why, sizeof(Why))) {
+    if ((recordOpenFiles && !recordOpenFiles(Why, sizeof(Why))) ||
+        (checkFortranUnits && !checkFortranUnits(Why, sizeof(Why)))) {
       logMessage("checkpoint %llu not taken: %s; the previous committed "
                  "checkpoint is kept",
                  (unsigned long long)V, Why);

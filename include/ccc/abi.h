@@ -165,4 +165,13 @@ struct ccc_dead_local_record {
   W(pvalloc)                                                                   \
   W(malloc_usable_size)
 
+/* Linked with -Wl,--wrap=NAME too, but observed rather than routed: their
+ * __wrap_NAME (rt/FortranUnits.cpp) calls the real function and notes the
+ * descriptors that flang's runtime opens for Fortran units, which ccc cannot
+ * restore yet (a checkpoint with one open is refused, see docs/languages.md). */
+#define CCC_OBSERVED_FUNCTIONS(W)                                              \
+  W(open)                                                                      \
+  W(mkstemp)                                                                   \
+  W(close)
+
 #endif /* CCC_ABI_H */
