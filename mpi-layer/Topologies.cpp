@@ -145,7 +145,7 @@ extern "C" {
 
 int MPI_Cart_create(MPI_Comm C, int NDims, const int Dims[],
                     const int Periods[], int Reorder, MPI_Comm *Out) {
-  if (NDims < 0)
+  if (NDims < 0 || (NDims > 0 && (!Dims || !Periods)))
     return PMPI_Cart_create(realComm(C), NDims, Dims, Periods, 0, Out);
   IntList R(2 + 2 * NDims);
   R.add(NDims);
@@ -159,9 +159,9 @@ int MPI_Cart_sub(MPI_Comm C, const int Remain[], MPI_Comm *Out) {
   int Topo = MPI_UNDEFINED, NDims = 0;
   MPI_Comm Real = realComm(C);
   if (Real == MPI_COMM_NULL || PMPI_Topo_test(Real, &Topo) != MPI_SUCCESS ||
-      Topo != MPI_CART)
+      Topo != MPI_CART || PMPI_Cartdim_get(Real, &NDims) != MPI_SUCCESS ||
+      (NDims > 0 && !Remain))
     return PMPI_Cart_sub(Real, Remain, Out);
-  PMPI_Cartdim_get(Real, &NDims);
   IntList R(1 + NDims);
   R.add(NDims);
   R.add(Remain, NDims);
@@ -170,8 +170,8 @@ int MPI_Cart_sub(MPI_Comm C, const int Remain[], MPI_Comm *Out) {
 
 int MPI_Graph_create(MPI_Comm C, int NNodes, const int Index[],
                      const int Edges[], int Reorder, MPI_Comm *Out) {
-  int NEdges = NNodes > 0 ? Index[NNodes - 1] : 0;
-  if (NNodes < 0 || NEdges < 0)
+  int NEdges = NNodes > 0 && Index ? Index[NNodes - 1] : 0;
+  if (NNodes < 0 || NEdges < 0 || (NNodes > 0 && (!Index || !Edges)))
     return PMPI_Graph_create(realComm(C), NNodes, Index, Edges, 0, Out);
   IntList R(2 + NNodes + NEdges);
   R.add(NNodes);
@@ -185,7 +185,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm C, int In, const int Sources[],
                                    const int SourceWeights[], int OutDeg,
                                    const int Dests[], const int DestWeights[],
                                    MPI_Info Info, int Reorder, MPI_Comm *Out) {
-  if (In < 0 || OutDeg < 0)
+  if (In < 0 || OutDeg < 0 || (In > 0 && !Sources) || (OutDeg > 0 && !Dests))
     return PMPI_Dist_graph_create_adjacent(realComm(C), In, Sources,
                                            SourceWeights, OutDeg, Dests,
                                            DestWeights, Info, 0, Out);
@@ -209,7 +209,8 @@ int MPI_Dist_graph_create(MPI_Comm C, int N, const int Sources[],
                           const int Degrees[], const int Dests[],
                           const int Weights[], MPI_Info Info, int Reorder,
                           MPI_Comm *Out) {
-  if (N < 0 || anyNegative(Degrees, N))
+  if (N < 0 || (N > 0 && (!Sources || !Degrees)) || anyNegative(Degrees, N) ||
+      (sum(Degrees, N) > 0 && !Dests))
     return PMPI_Dist_graph_create(realComm(C), N, Sources, Degrees, Dests,
                                   Weights, Info, 0, Out);
   int Total = sum(Degrees, N), K = weightKind(Weights);

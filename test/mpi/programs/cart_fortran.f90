@@ -5,7 +5,9 @@
 ! periodic 1-D heat equation, MPI_CART_SHIFT its neighbours, with which the
 ! halo values move by MPI_SENDRECV; MPI_CART_SUB keeping the first
 ! dimension makes a communicator of every rank whose MPI_ALLREDUCE must
-! give what the same MPI_ALLREDUCE on the grid gives. Every rank
+! give what the same MPI_ALLREDUCE on the grid gives. A ring from
+! MPI_DIST_GRAPH_CREATE_ADJACENT with MPI_UNWEIGHTED (Fortran's sentinel)
+! must still say it is unweighted after a restart. Every rank
 ! checkpoints at the top of the step loop; the communicators live in a
 ! module (saved in the image).
 !   usage: cart_fortran STEPS
@@ -16,7 +18,7 @@ module cart_state
   implicit none
   include 'mpif.h'
   integer, parameter :: n = 4096        ! global points
-  integer :: comm_grid, comm_line, rank, nranks, nloc, first
+  integer :: comm_grid, comm_line, comm_ring, rank, nranks, nloc, first
   integer :: left, right, dims(2), coords(2)
   real(8), allocatable :: u(:), unew(:)  ! 0..nloc+1
   integer(8) :: sumhash = 0
@@ -46,6 +48,9 @@ contains
     call MPI_CART_COORDS(comm_grid, rank, 2, coords, ierr)
     call MPI_CART_SHIFT(comm_grid, 0, 1, left, right, ierr)
     call MPI_CART_SUB(comm_grid, remain, comm_line, ierr)
+    call MPI_DIST_GRAPH_CREATE_ADJACENT(comm_grid, 1, (/ left /), &
+      MPI_UNWEIGHTED, 1, (/ right /), MPI_UNWEIGHTED, MPI_INFO_NULL, &
+      .false., comm_ring, ierr)
     nloc = n / dims(1)
     first = coords(1) * nloc
     allocate(u(0:nloc + 1), unew(0:nloc + 1))
@@ -83,7 +88,8 @@ program cart_fortran
   use cart_state
   implicit none
   integer :: ierr, i, ndims, topo, gdims(2), gcoords(2), cl, cr, csize
-  logical :: gperiods(2)
+  logical :: gperiods(2), weighted
+  integer :: nin, nout
   integer :: mine(4)
   integer, allocatable :: all(:)
   integer(8) :: it, steps, hash, ghash
@@ -107,6 +113,7 @@ program cart_fortran
   call MPI_CART_GET(comm_grid, 2, gdims, gperiods, gcoords, ierr)
   call MPI_CART_SHIFT(comm_grid, 0, 1, cl, cr, ierr)
   call MPI_COMM_SIZE(comm_line, csize, ierr)
+  call MPI_DIST_GRAPH_NEIGHBORS_COUNT(comm_ring, nin, nout, weighted, ierr)
   mine = (/ rank, gcoords(1), cl, cr /)
   allocate(all(4 * nranks))
   call MPI_GATHER(mine, 4, MPI_INTEGER, all, 4, MPI_INTEGER, 0, comm_grid, &
@@ -126,9 +133,12 @@ program cart_fortran
         ' coords ', all(4 * i + 2), ' left ', all(4 * i + 3), ' right ', &
         all(4 * i + 4)
     end do
+    write (*, '(a,i0,a,i0,a,l1)') 'ring in ', nin, ' out ', nout, &
+      ' weighted ', weighted
     write (*, '(a,z16.16)') 'sum hash ', sumhash
     write (*, '(a,z16.16)') 'field hash ', ghash
   end if
+  call MPI_COMM_FREE(comm_ring, ierr)
   call MPI_COMM_FREE(comm_line, ierr)
   call MPI_COMM_FREE(comm_grid, ierr)
   call MPI_FINALIZE(ierr)

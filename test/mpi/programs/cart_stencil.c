@@ -136,9 +136,9 @@ int main(int argc, char **argv) {
   uint64_t H = 0, GH = 0;
   for (int I = 1; I <= NX; ++I)
     for (int J = 1; J <= NY; ++J)
-      H ^= mix64(bitsOf(AT(U, I, J)) ^
-                 mix64((uint64_t)(Coords[0] * NX + I) * 100003 +
-                       Coords[1] * NY + J));
+      H ^= mix64(
+          bitsOf(AT(U, I, J)) ^
+          mix64((uint64_t)(Coords[0] * NX + I) * 100003 + Coords[1] * NY + J));
   MPI_Reduce(&H, &GH, 1, MPI_UINT64_T, MPI_BXOR, 0, Grid);
   if (Rank == 0) {
     printf("cart_stencil: %d ranks, grid %dx%d, periods %d %d, topology %s, "
@@ -151,8 +151,8 @@ int main(int argc, char **argv) {
              "right %d row rank %d cart_rank %d\n",
              M[0], M[1], M[2], M[3], M[4], M[5], M[6], M[7], M[8], M[9]);
     }
-    printf("log hash %016llx\nfield hash %016llx\n", (unsigned long long)LogHash,
-           (unsigned long long)GH);
+    printf("log hash %016llx\nfield hash %016llx\n",
+           (unsigned long long)LogHash, (unsigned long long)GH);
   }
   free(All);
   free(U);

@@ -83,7 +83,8 @@ int main(int argc, char **argv) {
   }
 
   // The ring, undirected: node I is joined to I - 1 and I + 1.
-  int *Index = malloc(sizeof(int) * Size), *Edges = malloc(sizeof(int) * 2 * Size);
+  int *Index = malloc(sizeof(int) * Size),
+      *Edges = malloc(sizeof(int) * 2 * Size);
   for (int I = 0; I < Size; ++I) {
     Index[I] = 2 * (I + 1);
     Edges[2 * I] = (I + Size - 1) % Size;
@@ -123,10 +124,22 @@ int main(int argc, char **argv) {
   MPI_Dist_graph_neighbors(Weighted, MaxNb, GIn, GInW, MaxNb, GOut, GOutW);
   int BIn, BOut;
   MPI_Dist_graph_neighbors_count(Backward, &BIn, &BOut, &W2);
-  int Mine[16] = {Rank,    T1 == MPI_GRAPH,      T2 == MPI_DIST_GRAPH,
-                  T3 == MPI_DIST_GRAPH,          Nb[0],  Nb[1],
-                  NIn,     NOut,    W,           GIn[0], GInW[0],
-                  GIn[1],  GInW[1], GOut[1],     BIn,    W2};
+  int Mine[16] = {Rank,
+                  T1 == MPI_GRAPH,
+                  T2 == MPI_DIST_GRAPH,
+                  T3 == MPI_DIST_GRAPH,
+                  Nb[0],
+                  Nb[1],
+                  NIn,
+                  NOut,
+                  W,
+                  GIn[0],
+                  GInW[0],
+                  GIn[1],
+                  GInW[1],
+                  GOut[1],
+                  BIn,
+                  W2};
   int *All = malloc(sizeof(int) * 16 * Size);
   MPI_Gather(Mine, 16, MPI_INT, All, 16, MPI_INT, 0, MPI_COMM_WORLD);
   uint64_t H = 0;
