@@ -68,6 +68,12 @@ enum class Recipe : uint8_t {
   GroupUnion,
   GroupIntersection,
   GroupDifference,
+  // Topologies.cpp: communicators with a process topology.
+  CartCreate,
+  CartSub,
+  GraphCreate,
+  DistGraphCreate,
+  DistGraphAdjacent,
 };
 
 struct Object {
@@ -330,6 +336,12 @@ inline void setStatusBytes(MPI_Status &S, MPI_Count B) {
 }
 // Records the members of a new communicator object.
 void recordMembers(Object &O);
+// Makes a communicator from Parent (program handle) by recipe How with the
+// integer arguments Ints, recorded for restart (Objects.cpp); and makes the
+// MPI object of a topology recipe (Topologies.cpp).
+int createComm(Recipe How, MPI_Comm Parent, MPI_Comm *Out, int NInts,
+               const int *Ints);
+int makeTopology(Object &O);
 // Re-creates object I from its recipe (after a restart).
 void rebuildObject(uint32_t I);
 // After a restart, before re-creating object NObjs (or after the last):

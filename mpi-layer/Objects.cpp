@@ -161,6 +161,12 @@ int make(Object &O) {
                                    &O.Real.Group);
   case Recipe::GroupDifference:
     return PMPI_Group_difference(groupArg(O, 0), groupArg(O, 1), &O.Real.Group);
+  case Recipe::CartCreate:
+  case Recipe::CartSub:
+  case Recipe::GraphCreate:
+  case Recipe::DistGraphCreate:
+  case Recipe::DistGraphAdjacent:
+    return makeTopology(O);
   }
   return MPI_ERR_INTERN;
 }
@@ -233,6 +239,14 @@ template <typename H> int release(H *Handle, ObjKind Kind) {
 }
 
 } // namespace
+
+int createComm(Recipe How, MPI_Comm Parent, MPI_Comm *Out, int NInts,
+               const int *Ints) {
+  if (NonBlocking)
+    nbCommCreation(Parent);
+  uint64_t H[] = {handleBits(Parent)};
+  return create(ObjKind::Comm, How, Out, NInts, Ints, 0, nullptr, 1, H);
+}
 
 void rebuildObject(uint32_t Idx) {
   Object &O = L->Objs[Idx];

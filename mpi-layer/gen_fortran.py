@@ -18,6 +18,7 @@ Conversions, decided from the C prototype:
     the way out (the layer's own conversions, see Fortran.cpp); arrays of
     handles need a count argument before them;
   - choice buffers: the MPI_BOTTOM and MPI_IN_PLACE sentinels become C's;
+    so do MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY for graph weights;
   - statuses are INTEGER(MPI_STATUS_SIZE) arrays, MPI_STATUS(ES)_IGNORE
     sentinels become C's;
   - indices (Waitany, Waitsome...) are 1-based in Fortran;
@@ -94,6 +95,11 @@ def convert(name, ps):
         elif base in SCALARS and "[][3]" in p:
             fparams.append(f"{base} *{n}")
             args.append(f"reinterpret_cast<{base} (*)[3]>({n})")
+        elif base == "int" and ptr and n.endswith("weights"):
+            # Graph edge weights: MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY are
+            # Fortran variables (Topologies.cpp).
+            fparams.append(f"int *{n}")
+            args.append(f"fortranWeights({n})")
         elif base in SCALARS:
             fparams.append(f"{base} *{n}")
             args.append(n)
@@ -266,6 +272,7 @@ def main():
         "bool isStatusesIgnore(const MPI_Fint *S);",
         "char *stringToC(const char *F, size_t Len);",
         "void stringToFortran(const char *C, char *F, size_t Len);",
+        "int *fortranWeights(int *W); // Topologies.cpp",
         "constexpr int kStatusSize = sizeof(MPI_Status) / sizeof(MPI_Fint);",
         "constexpr size_t kMaxString = 8192;",
         "} // namespace mpi",
