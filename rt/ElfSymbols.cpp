@@ -72,9 +72,19 @@ static FunctionSym *Funcs;
 static size_t NFuncs;
 static uintptr_t ExeBias;
 
+// Set on the thread reading the symbols: reading opens and maps the
+// executable, which can come back here (the open of a ccc link is wrapped,
+// rt/FortranUnits.cpp, and asks whose call it is): such a question gets no
+// answer rather than waiting for the read it is part of.
+static thread_local bool LoadingHere;
+
 // Reads the executable's functions (once: the allocator may ask from any
 // thread, see AllocationSite.cpp).
 static void loadFunctionSyms() {
+  struct Loading {
+    Loading() { LoadingHere = true; }
+    ~Loading() { LoadingHere = false; }
+  } L;
   ElfFile E;
   if (!E.openSelf())
     return;
@@ -107,6 +117,8 @@ static void loadFunctionSyms() {
 // The executable's function containing IP; null if none.
 static const FunctionSym *functionSymAt(uintptr_t IP, uintptr_t *BiasOut) {
   static pthread_once_t Once = PTHREAD_ONCE_INIT;
+  if (LoadingHere)
+    return nullptr;
   pthread_once(&Once, loadFunctionSyms);
   if (!Funcs)
     return nullptr;

@@ -12,7 +12,9 @@
 // The files are found at their opening: every ccc link wraps open, mkstemp
 // (STATUS='SCRATCH') and close (CCC_OBSERVED_FUNCTIONS in ccc/abi.h), and a
 // call from flang's runtime, recognised by the symbol of its return address
-// (as in AllocationSite.cpp), is noted here. The program's own calls are
+// (as in AllocationSite.cpp; reading the symbol table opens the executable
+// through here too, which ElfSymbols.cpp answers with no symbol), is noted
+// here. The program's own calls are
 // routed by the pass to rt/OpenFiles.cpp instead and never come here.
 //
 //===----------------------------------------------------------------------===//
@@ -46,19 +48,6 @@ bool fromFortranRuntime(void *ReturnAddress) {
   return F && (!strncmp(F, "_ZN7Fortran7runtime", 19) ||
                !strncmp(F, "_ZNK7Fortran7runtime", 20) ||
                !strncmp(F, "_FortranA", 9));
-}
-
-// Set while the return address is looked up: loading the symbol table opens
-// the executable, through __wrap_open again.
-thread_local bool LookingUp;
-
-bool openedByFortranRuntime(void *ReturnAddress) {
-  if (LookingUp)
-    return false;
-  LookingUp = true;
-  bool R = fromFortranRuntime(ReturnAddress);
-  LookingUp = false;
-  return R;
 }
 
 void note(int Fd, bool Open) {
@@ -110,14 +99,14 @@ int __wrap_open(const char *Path, int Flags, ...) {
     va_end(Ap);
   }
   int Fd = __real_open(Path, Flags, Mode);
-  if (Fd >= 0 && openedByFortranRuntime(__builtin_return_address(0)))
+  if (Fd >= 0 && fromFortranRuntime(__builtin_return_address(0)))
     note(Fd, true);
   return Fd;
 }
 
 int __wrap_mkstemp(char *Template) {
   int Fd = __real_mkstemp(Template);
-  if (Fd >= 0 && openedByFortranRuntime(__builtin_return_address(0)))
+  if (Fd >= 0 && fromFortranRuntime(__builtin_return_address(0)))
     note(Fd, true);
   return Fd;
 }
