@@ -1223,6 +1223,9 @@ char **copyStrings(char **V, int *CountOut) {
 void recordCompletion(int Status, void *) {
   if (Status != 0 || !RT.Ready || RT.Rank != 0)
     return;
+  // The record says the job's output is complete: exit() would flush
+  // stdio only after this handler, and a kill in between would lose it.
+  fflush(nullptr);
   uint64_t Versions[1024];
   int N = listCommitted(Cfg.Dir, Cfg.Name, Versions, 1024);
   if (!writeCompleted(Cfg.Dir, Cfg.Name, N ? Versions[0] : 0, RT.NRanks))

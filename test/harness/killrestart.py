@@ -47,6 +47,22 @@ def committed(d):
     return sorted(glob.glob(os.path.join(d, "*.commit")))
 
 
+def finished(d):
+    """Whether a run completed after the newest commit in d (its NAME.completed
+    names that version or a later one): the next run starts afresh. A run
+    killed while exiting, after it recorded its completion, is one."""
+    newest = 0
+    for c in committed(d):
+        m = re.search(r"\.v(\d+)\.commit$", c)
+        newest = max(newest, int(m.group(1)) if m else 0)
+    for f in glob.glob(os.path.join(d, "*.completed")):
+        with open(f) as fh:
+            m = re.search(r"^version (\d+)$", fh.read(), re.M)
+        if m and int(m.group(1)) >= newest:
+            return True
+    return False
+
+
 def writing(d):
     return glob.glob(os.path.join(d, "*.ccc.tmp"))
 
@@ -336,7 +352,10 @@ def main():
             run_no = 0
             problem = None
             while True:
-                had_commit = bool(committed(env["CCC_DIR"]))
+                # A run resumes when a commit exists, unless the run before
+                # completed (then it starts afresh, and must say so).
+                afresh = finished(env["CCC_DIR"])
+                had_commit = bool(committed(env["CCC_DIR"])) and not afresh
                 r = Run(cmd, env, os.path.join(d, f"run{run_no}"), cwd)
                 run_no += 1
                 killed = False
@@ -392,6 +411,10 @@ def main():
                         break
                 err = r.stderr()
                 seen.update(e for e, rx in expect.items() if rx.search(err))
+                if afresh and "starting afresh" not in err:
+                    problem = (f"run {run_no} did not say it starts afresh after "
+                               f"a completed run:\n{err[-2000:]}")
+                    break
                 if had_commit and "ccc: restarting from" not in err:
                     problem = f"run {run_no} did not restart though a commit existed:\n{err[-2000:]}"
                     break
