@@ -195,7 +195,9 @@ def launch(name, exe, mb, d, moment, exclude=False):
     makes its ccc_exclude promises."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("CCC_") and k != "BENCH_EXCLUDE"}
+    # Every image is kept (CCC_KEEP): the first and the next INCR are read.
     env.update(CCC_DIR=os.path.join(d, "ckpt"), CCC_NAME=name,
+               CCC_KEEP=str(AT + INCR + 4),
                BENCH_AT=str(AT), BENCH_INCR=str(INCR),
                BENCH_EXCLUDE="1" if exclude else "0",
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
