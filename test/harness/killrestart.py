@@ -380,9 +380,13 @@ def main():
                     stale = set(writing(env["CCC_DIR"]))
                     while r.p.poll() is None and time.monotonic() < deadline:
                         # A restarted run is killed only once it has restarted,
-                        # so that "did it restart?" can be checked every time.
-                        if armed_at is None and had_commit and \
-                                "ccc: restarting from" not in r.stderr():
+                        # and a run after a completed one only once it has said
+                        # it starts afresh, so that what it must say can be
+                        # checked every time. (The old commits are still there
+                        # then: killed at once, it had said nothing yet.)
+                        said = ("ccc: restarting from" if had_commit else
+                                "starting afresh" if afresh else None)
+                        if armed_at is None and said and said not in r.stderr():
                             time.sleep(0.002)
                             continue
                         if armed_at is None:
