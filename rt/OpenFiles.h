@@ -7,8 +7,8 @@
 
 namespace ccc {
 // Both are weak: they exist only in programs whose code opened files through
-// the runtime (rt/OpenFiles.cpp is then linked), and Runtime.cpp calls them
-// only if present.
+// the runtime (rt/OpenFiles.cpp is then linked), and Runtime.cpp and
+// Restart.cpp call them only if present.
 //
 // At a checkpoint, with the program's output flushed: records each open
 // file's path, offset and size in the table the image saves. False, with

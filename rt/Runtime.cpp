@@ -1,48 +1,37 @@
-//===- Runtime.cpp - ccc runtime: start, checkpoint, restart --------------===//
+//===- Runtime.cpp - ccc runtime: start and checkpoint --------------------===//
 //
 // The data path of a checkpoint: the site's slow path saves the registers
 // (Context.S), then ImageWriter streams the registered globals, the used
 // ranges of the heap region and the live part of main's stack into a
-// temporary file, which is fsync'd, renamed and committed. A restart maps the
-// heap and stack at the same addresses, checks that the image belongs to
-// this build and layout, writes every range back and jumps into the saved
-// context, so that ccc_checkpoint() returns CCC_RESTARTED in the restored
-// frame.
+// temporary file, which is fsync'd, renamed and committed. The way back is
+// Restart.cpp; the codec of each section is chosen in CodecChoice.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
-#include "ChainPolicy.h"
 #include "Config.h"
 #include "ElfSymbols.h"
 #include "Exclusions.h"
 #include "FortranUnits.h"
-#include "Hash.h"
 #include "HeapRegion.h"
-#include "Image.h"
-#include "Incremental.h"
 #include "LibcHeap.h"
 #include "Log.h"
 #include "OpenFiles.h"
 #include "Parallel.h"
 #include "Process.h"
 #include "RunLock.h"
+#include "RuntimeGlobals.h"
 #include "Store.h"
 #include "UnsavedGlobals.h"
 
 #include "ccc.h"
-#include "ccc/abi.h"
 
-#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <pthread.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <unwind.h>
 
 // The unwinder names the stack frames in images (SecMap) and finds the
@@ -64,49 +53,11 @@ volatile int __ccc_pending = 0;
 }
 
 namespace ccc {
-namespace {
-// Set with __ccc_pending by the timer and the signal: a checkpoint was asked
-// for (the MPI layer keeps __ccc_pending set for its own reasons).
 volatile int Requested = 0;
-// CLOCK_MONOTONIC ns when the last checkpoint ended (the timer counts from
-// there).
 std::atomic<uint64_t> LastCheckpointEnd{0};
-
-struct RuntimeGlobals {
-  bool Ready = false; // main runs on our stack: sites may checkpoint
-  uint32_t Rank = 0, NRanks = 1;
-  bool Restarted = false; // this process was restored from an image
-  uintptr_t StackLow = 0, StackHigh = 0;
-  uint64_t NextVersion = 1;
-  RuntimeState State{};
-  uint8_t BuildId[64];
-  uint32_t BuildIdLen = 0;
-  char LoadMap[1 << 16];
-  size_t LoadMapLen = 0;
-  SavedContext Ctx{};
-  // Chunks of the last image written (Prev: the one the next image may
-  // refer to; Next: the one being written) and the chain length of Prev.
-  ChunkTable Prev, Next;
-  uint32_t ChainLength = 0;
-  ChunkStats LastStats;
-  ChainPolicy Policy; // full or incremental, from the sizes measured
-  // Codecs of the globals and heap sections (transforms before zstd), measured
-  // at each image (kept when an image samples nothing).
-  uint32_t GlobalsCodec = CodecZstd, HeapCodec = CodecZstd;
-  // Under CodecZstdPerBlock: the large heap blocks' own codecs, and the
-  // codec of the rest of the heap.
-  static constexpr size_t kMaxCodecRegions = 64;
-  CodecRegion HeapRegions[kMaxCodecRegions];
-  size_t NHeapRegions = 0;
-  uint32_t HeapDefault = CodecZstd;
-};
 RuntimeGlobals RT;
 
-uint64_t nowNs(clockid_t C) {
-  struct timespec T;
-  clock_gettime(C, &T);
-  return (uint64_t)T.tv_sec * 1000000000ull + T.tv_nsec;
-}
+namespace {
 
 //===-- Stack -------------------------------------------------------------===//
 
@@ -169,6 +120,8 @@ void *timerThread(void *) {
   return nullptr;
 }
 
+} // namespace
+
 void startTriggers() {
   if (Cfg.Interval > 0) {
     pthread_t T;
@@ -197,6 +150,8 @@ void startTriggers() {
   }
 }
 
+namespace {
+
 //===-- Directory ---------------------------------------------------------===//
 
 void openStore() {
@@ -212,161 +167,6 @@ void openStore() {
 }
 
 //===-- Checkpoint --------------------------------------------------------===//
-
-// Up to 16 blocks of kShuffleBlock bytes at evenly spaced offsets of the
-// parts of a memory section that an image would hold (ccc_exclude and dead
-// ranges left out; parts shorter than a block are not sampled), to measure
-// which codec suits it. Fed every range twice: to count, then to pick.
-// For an incremental image (Prev: the previous image's chunk table) the
-// samples are taken among four times as many candidates, keeping those
-// whose chunk changed since Prev: the chunks the image will store (a
-// field rewritten every step next to read-only data of another kind).
-struct Sampler {
-  static constexpr int Max = 16;
-  const ChunkTable *Prev = nullptr;
-  uint32_t Section = 0;
-  uint64_t Total = 0, Seen = 0, Candidates = 0;
-  bool Picking = false;
-  const void *P[Max];
-  size_t N = 0;
-
-  void offer(uintptr_t A, uint64_t L) {
-    forEachIncludedPart(
-        A, L,
-        [](uint64_t A, uint64_t L, void *C) {
-          static_cast<Sampler *>(C)->offerPart(A, L);
-          return true;
-        },
-        this);
-  }
-  void offerPart(uintptr_t A, uint64_t L) {
-    if (L < kShuffleBlock)
-      return;
-    if (!Picking) {
-      Total += L;
-      return;
-    }
-    uint64_t Want = Prev ? 4 * Max : Max, Step = Total / Want;
-    while (N < Max && Candidates < Want && Candidates * Step < Seen + L) {
-      uint64_t At = Candidates++ * Step;
-      uint64_t Off = At > Seen ? At - Seen : 0;
-      if (Off > L - kShuffleBlock)
-        Off = L - kShuffleBlock;
-      if (!Prev || changed(A, L, A + Off))
-        P[N++] = reinterpret_cast<const void *>(A + Off);
-    }
-    Seen += L;
-  }
-  // Whether the piece of [A, A+L) holding X, cut as ChunkedWriter cuts
-  // it, differs from the one Prev describes.
-  bool changed(uintptr_t A, uint64_t L, uintptr_t X) const {
-    uint64_t CS = Cfg.ChunkSize;
-    uint64_t Lo = X / CS * CS, Hi = Lo + CS;
-    Lo = Lo < A ? A : Lo;
-    Hi = Hi > A + L ? A + L : Hi;
-    const ChunkEntry *E = Prev->find(Section, Lo);
-    return !E || E->Len != Hi - Lo ||
-           E->Hash != hashBytes(reinterpret_cast<const void *>(Lo), Hi - Lo);
-  }
-  // The codec to use, or -1 when nothing was sampled (the previous
-  // choice stays); the measurements in T.
-  int64_t codec(CodecTrials &T) const {
-    if (Cfg.Shuffle >= 0)
-      return Cfg.Shuffle ? CodecZstdShuffle8 : CodecZstd;
-    if (!N)
-      return -1;
-    T.measure(P, N, kShuffleBlock, Cfg.CompressLevel, /*AllTransforms=*/true);
-    uint32_t C = T.bestOfAll();
-    CCC_DEBUG("codec of section %u measured on %zu blocks (%s): %s", Section, N,
-              Prev ? "chunks changed since the previous image" : "all",
-              codecName(C));
-    return C;
-  }
-};
-
-void sampleGlobals(Sampler &S) {
-  size_t NG;
-  const GlobalRange *G = registeredGlobals(&NG);
-  for (size_t I = 0; I < NG; ++I)
-    if (!G[I].TlsGetter && !G[I].unsaved())
-      S.offer(G[I].address(), G[I].Size);
-}
-
-// The globals' codec, or -1 for no samples.
-int64_t globalsCodec(const ChunkTable *Prev) {
-  Sampler S;
-  S.Prev = Prev;
-  S.Section = SecGlobals;
-  sampleGlobals(S);
-  S.Picking = true;
-  sampleGlobals(S);
-  CodecTrials T;
-  return S.codec(T);
-}
-
-// The heap's codec, or -1 for no samples. Large heap blocks (arrays) may
-// hold data of different kinds (a smooth field, a source term that
-// repeats): each one holding samples gets the codec its own samples
-// measure best, and the rest of the heap (small blocks, allocator pages)
-// the codec of the other samples, if at least 5 % smaller on them than the
-// whole heap's (a few samples of an array may miss what the others see:
-// zeros code alike under every codec); large blocks without samples, the
-// whole heap's. If they differ, the heap is coded per block
-// (CodecZstdPerBlock); with more large blocks than the table holds, not.
-int64_t heapCodec(const ChunkTable *Prev) {
-  Sampler S;
-  S.Prev = Prev;
-  S.Section = SecHeap;
-  auto Offer = [](uintptr_t A, size_t L, void *C) {
-    static_cast<Sampler *>(C)->offer(A, L);
-  };
-  heapForEachUsedRange(Offer, &S);
-  S.Picking = true;
-  heapForEachUsedRange(Offer, &S);
-  CodecTrials T;
-  int64_t C = S.codec(T);
-  if (C < 0 || Cfg.Shuffle >= 0)
-    return C;
-  struct Regions {
-    const Sampler &S;
-    const CodecTrials &T;
-    uint32_t C, Outside;
-    bool Overflow;
-  } R = {S, T, uint32_t(C), uint32_t((1u << T.NSamples) - 1), false};
-  RT.NHeapRegions = 0;
-  heapForEachPlacedBlock(
-      [](uintptr_t A, size_t L, uintptr_t, void *Ctx) {
-        auto *R = static_cast<Regions *>(Ctx);
-        uint32_t In = 0;
-        for (size_t I = 0; I < R->T.NSamples; ++I) {
-          auto P = reinterpret_cast<uintptr_t>(R->S.P[I]);
-          In |= uint32_t(P >= A && P - A < L) << I;
-        }
-        if (RT.NHeapRegions == RT.kMaxCodecRegions) {
-          R->Overflow = true;
-          return;
-        }
-        // A large block with no samples (none of its chunks changed, or
-        // too few samples to reach it) keeps the whole heap's codec.
-        R->Outside &= ~In;
-        RT.HeapRegions[RT.NHeapRegions++] = {
-            A, A + L, In ? R->T.betterThan(R->C, In) : R->C};
-      },
-      &R);
-  if (R.Overflow) {
-    RT.NHeapRegions = 0;
-    return C;
-  }
-  RT.HeapDefault =
-      R.Outside ? T.betterThan(uint32_t(C), R.Outside) : uint32_t(C);
-  for (size_t I = 0; I < RT.NHeapRegions; ++I)
-    if (RT.HeapRegions[I].Codec != RT.HeapDefault) {
-      CCC_DEBUG("heap coded per block (%zu large blocks)", RT.NHeapRegions);
-      return CodecZstdPerBlock;
-    }
-  return RT.HeapDefault;
-}
-
 // Writes what ccc_exclude left of a range.
 bool writeIncluded(ChunkedWriter &CW, uint32_t Section, uint64_t A,
                    uint64_t L) {
@@ -772,431 +572,6 @@ bool onProgramStack() {
 }
 
 //===-- Restart -----------------------------------------------------------===//
-
-struct RestoreCtx {
-  char *Why;
-  size_t WhyCap;
-  bool Bad;
-};
-
-// Faults in the pages a range is about to be written to, in one call: a
-// restore writes into fresh memory, and one fault per page cost 3x the
-// whole restore on this project's VMs (bench/ckptcost). Linux >= 5.14;
-// older kernels refuse and the pages fault in as before.
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-void *prefaulted(uint64_t A, uint64_t L) {
-  const uint64_t Page = 4096;
-  uint64_t Lo = A & ~(Page - 1), Hi = (A + L + Page - 1) & ~(Page - 1);
-  if (L)
-    madvise(reinterpret_cast<void *>(Lo), Hi - Lo, MADV_POPULATE_WRITE);
-  return reinterpret_cast<void *>(A);
-}
-
-// Faults in the heap chunks an image lists, ahead of the decompression
-// that fills them, on a second thread (decompression is single-threaded).
-void *prefaultHeapChunks(void *P) {
-  const ChunkTable &T = *static_cast<const ChunkTable *>(P);
-  uint64_t Lo = 0, Hi = 0;
-  for (size_t I = 0; I <= T.size(); ++I) {
-    bool More = I < T.size();
-    uint64_t A = More ? T[I].Addr : 0, L = More ? T[I].Len : 0;
-    bool InHeap = More && T[I].Section == SecHeap && A >= heapBase() &&
-                  L <= heapReserve() && A - heapBase() <= heapReserve() - L;
-    if (InHeap && A == Hi && Hi - Lo < (4u << 20)) {
-      Hi = A + L; // coalesce runs of up to 4 MiB into one call
-      continue;
-    }
-    if (Hi > Lo)
-      prefaulted(Lo, Hi - Lo);
-    Lo = Hi = InHeap ? A : 0;
-    if (InHeap)
-      Hi = A + L;
-  }
-  return nullptr;
-}
-
-void *globalSink(uint64_t A, uint64_t L, void *C) {
-  size_t NG;
-  const GlobalRange *G = registeredGlobals(&NG);
-  for (size_t I = 0; I < NG; ++I) {
-    uintptr_t Addr = G[I].address();
-    // A piece of one global (images cut ranges into chunks).
-    if (A >= Addr && L <= G[I].Size && A - Addr <= G[I].Size - L)
-      return prefaulted(A, L);
-  }
-  auto *R = static_cast<RestoreCtx *>(C);
-  if (!R->Bad)
-    snprintf(R->Why, R->WhyCap,
-             "the image holds a global at 0x%llx (%llu bytes) this program "
-             "does not register",
-             (unsigned long long)A, (unsigned long long)L);
-  R->Bad = true;
-  return nullptr;
-}
-
-void *heapSink(uint64_t A, uint64_t L, void *C) {
-  if (A >= heapBase() && L <= heapReserve() &&
-      A - heapBase() <= heapReserve() - L)
-    return prefaulted(A, L);
-  auto *R = static_cast<RestoreCtx *>(C);
-  if (!R->Bad)
-    snprintf(R->Why, R->WhyCap, "heap range 0x%llx+%llu outside the region",
-             (unsigned long long)A, (unsigned long long)L);
-  R->Bad = true;
-  return nullptr;
-}
-
-void *stackSink(uint64_t A, uint64_t L, void *C) {
-  if (A >= RT.StackLow && L <= RT.StackHigh - A)
-    return prefaulted(A, L);
-  auto *R = static_cast<RestoreCtx *>(C);
-  if (!R->Bad)
-    snprintf(R->Why, R->WhyCap,
-             "the saved stack (from 0x%llx) does not fit the program stack "
-             "(%zu bytes; set CCC_STACK_SIZE as in the first run)",
-             (unsigned long long)A, (size_t)(RT.StackHigh - RT.StackLow));
-  R->Bad = true;
-  return nullptr;
-}
-
-void *chunkSink(uint32_t Section, uint64_t A, uint64_t L, void *C) {
-  switch (Section) {
-  case SecGlobals:
-    return globalSink(A, L, C);
-  case SecHeap:
-    return heapSink(A, L, C);
-  case SecStack:
-    return stackSink(A, L, C);
-  }
-  auto *R = static_cast<RestoreCtx *>(C);
-  snprintf(R->Why, R->WhyCap, "a chunk of unknown section %u", Section);
-  R->Bad = true;
-  return nullptr;
-}
-
-// main's arguments, copied into the heap region (RuntimeState.MainArgs).
-struct MainArgs {
-  int Argc;
-  char **Argv, **Envp;
-  UserMain Main;
-};
-
-[[noreturn]] __attribute__((noinline, no_stack_protector)) void
-jumpToSavedContext() {
-  pthread_sigmask(SIG_SETMASK, reinterpret_cast<sigset_t *>(RT.Ctx.SigMask),
-                  nullptr);
-  errno = RT.Ctx.Errno;
-  // Frames on the restored stack were protected with the old process's
-  // canary; nothing after this line returns through a protected frame.
-  asm volatile("movq %0, %%fs:0x28" ::"r"(RT.Ctx.StackCanary) : "memory");
-  __ccc_ctx_restore(&RT.Ctx);
-}
-
-// The sizes of the restored image's chain, for ChainPolicy: its full image
-// and the increments after it, this one included.
-void measureRestoredChain(const ImageHeader &H) {
-  char P[kPathMax];
-  struct stat St;
-  auto Size = [&](uint64_t V) -> uint64_t {
-    imagePath(P, Cfg.Dir, Cfg.Name, V, RT.Rank);
-    return stat(P, &St) == 0 ? (uint64_t)St.st_size : 0;
-  };
-  uint64_t Chain = 0;
-  for (uint64_t V = H.ChainBase + 1; V <= H.Version; ++V)
-    Chain += Size(V);
-  RT.Policy.restored(H.ChainLength, Size(H.ChainBase), Chain, Size(H.Version));
-}
-
-// Checks everything that can be checked before touching memory, then writes
-// the image back. False (with Why) if this image cannot be used.
-bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
-                 char *Blob = nullptr, size_t *BlobLen = nullptr) {
-  ImageReader R;
-  if (!R.open(Path)) {
-    snprintf(Why, WhyCap, "%s", R.error());
-    return false;
-  }
-  const ImageHeader &H = R.header();
-  if (H.AbiVersion != CCC_ABI_VERSION) {
-    snprintf(Why, WhyCap, "written by a ccc with ABI %u (this is %u)",
-             H.AbiVersion, CCC_ABI_VERSION);
-    return false;
-  }
-  if (H.BuildIdLen != RT.BuildIdLen ||
-      memcmp(H.BuildId, RT.BuildId, RT.BuildIdLen) != 0) {
-    snprintf(Why, WhyCap,
-             "written by another build of %s (build id "
-             "differs): the program was recompiled",
-             H.ProgramName);
-    return false;
-  }
-  if (H.Rank != RT.Rank || H.NRanks != RT.NRanks) {
-    snprintf(Why, WhyCap, "image of rank %u of %u ranks, this is rank %u of %u",
-             H.Rank, H.NRanks, RT.Rank, RT.NRanks);
-    return false;
-  }
-  const SectionEntry *SCtx = R.find(SecContext), *SRt = R.find(SecRuntime),
-                     *SMap = R.find(SecLoadMap), *SG = R.find(SecGlobals),
-                     *SH = R.find(SecHeap), *SS = R.find(SecStack),
-                     *SC = R.find(SecChunks);
-  if (!SCtx || !SRt || !SMap || !SG || !SH || !SS || !SC) {
-    snprintf(Why, WhyCap, "a section is missing");
-    return false;
-  }
-  static char SavedMap[sizeof(RT.LoadMap)];
-  memset(SavedMap, 0, sizeof(SavedMap));
-  SavedContext Ctx;
-  RuntimeState State;
-  if (!R.readBlob(*SCtx, &Ctx, sizeof(Ctx)) ||
-      !R.readBlob(*SRt, &State, sizeof(State)) ||
-      !R.readBlob(*SMap, SavedMap, sizeof(SavedMap) - 1)) {
-    snprintf(Why, WhyCap, "%s", R.error());
-    return false;
-  }
-  if (!loadMapsCompatible(SavedMap, RT.LoadMap, Why, WhyCap))
-    return false;
-  ChunkTable Chunks;
-  if (!Chunks.load(R, *SC)) {
-    snprintf(Why, WhyCap, "%s", R.error());
-    return false;
-  }
-  // (Checked against what the region will be: it may not be mapped yet.)
-  if (State.HeapBase != kHeapBase || State.HeapReserve > Cfg.HeapReserve) {
-    snprintf(Why, WhyCap,
-             "heap region 0x%llx (%llu bytes) does not fit this run's "
-             "(0x%lx, %zu bytes; set CCC_HEAP_RESERVE as in the first run)",
-             (unsigned long long)State.HeapBase,
-             (unsigned long long)State.HeapReserve, (unsigned long)kHeapBase,
-             (size_t)Cfg.HeapReserve);
-    return false;
-  }
-  // The older images an incremental image refers to must be there.
-  if (!readReferencedChunks(Cfg.Dir, Cfg.Name, H, Chunks, nullptr, nullptr, Why,
-                            WhyCap))
-    return false;
-  if (!Apply) {
-    const SectionEntry *SP = R.find(SecParallel);
-    if (Blob && SP) {
-      *BlobLen = SP->RawSize < 4096 ? SP->RawSize : 4096;
-      if (!R.readBlob(*SP, Blob, *BlobLen)) {
-        snprintf(Why, WhyCap, "%s", R.error());
-        return false;
-      }
-    }
-    return true;
-  }
-  RestoreCtx RC = {Why, WhyCap, false};
-  pthread_t Prefault;
-  bool Prefaulting =
-      pthread_create(&Prefault, nullptr, prefaultHeapChunks, &Chunks) == 0;
-  bool Ok = R.readRanges(*SG, globalSink, &RC) && !RC.Bad &&
-            R.readRanges(*SH, heapSink, &RC) && !RC.Bad &&
-            R.readRanges(*SS, stackSink, &RC) && !RC.Bad;
-  if (Prefaulting)
-    pthread_join(Prefault, nullptr);
-  if (!Ok) {
-    if (!RC.Bad)
-      snprintf(Why, WhyCap, "%s", R.error());
-    return false;
-  }
-  if (!readReferencedChunks(Cfg.Dir, Cfg.Name, H, Chunks, chunkSink, &RC, Why,
-                            WhyCap))
-    return false;
-  RT.Prev.swap(Chunks);
-  RT.ChainLength = H.ChainLength;
-  measureRestoredChain(H);
-  RT.Ctx = Ctx;
-  RT.State = State;
-  RT.State.Restarts++;
-  Excluded = reinterpret_cast<ExclusionTable *>(State.Exclusions);
-  return true;
-}
-
-// The restored process never runs main's prologue, where a language
-// runtime may initialise itself (flang's _FortranAProgramStart records argv
-// and reads its environment); run it again, with the saved argv, now that
-// the heap holding them is back.
-void reinitLanguageRuntime() {
-  auto *A = reinterpret_cast<MainArgs *>(RT.State.MainArgs);
-  if (__ccc_restart_init && A)
-    __ccc_restart_init(A->Argc, A->Argv, A->Envp);
-}
-
-void remapHeapForRestore() {
-  // Start from a clean region so nothing of a rejected image remains.
-  if (heapIsMapped())
-    heapUnmap();
-  if (!heapMap(kHeapBase, Cfg.HeapReserve, false))
-    fatal("cannot map the heap region at 0x%lx: %s", (unsigned long)kHeapBase,
-          strerror(errno));
-}
-
-// "12 s ago (2026-11-26 01:40:12 UTC)" for a time T, into Buf.
-void describeAge(char *Buf, size_t Cap, int64_t T) {
-  if (T < 0) {
-    snprintf(Buf, Cap, "at an unknown time");
-    return;
-  }
-  int64_t Age = (int64_t)time(nullptr) - T;
-  if (Age < 0)
-    Age = 0;
-  char When[64];
-  time_t TT = (time_t)T;
-  struct tm Tm;
-  strftime(When, sizeof(When), "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&TT, &Tm));
-  if (Age < 120)
-    snprintf(Buf, Cap, "%lld s ago (%s)", (long long)Age, When);
-  else if (Age < 7200)
-    snprintf(Buf, Cap, "%lld min ago (%s)", (long long)(Age / 60), When);
-  else if (Age < 172800)
-    snprintf(Buf, Cap, "%.1f h ago (%s)", Age / 3600.0, When);
-  else
-    snprintf(Buf, Cap, "%.1f days ago (%s)", Age / 86400.0, When);
-}
-
-[[noreturn]] void resumeRestored(const char *Path, uint64_t Version) {
-  // One line at the default verbosity (job logs need to show that a run
-  // resumed, and from how far back): from rank 0 only, every rank resumes
-  // the same version.
-  char Age[128];
-  describeAge(Age, sizeof(Age), commitTime(Cfg.Dir, Cfg.Name, Version));
-  if (RT.Rank == 0 || LogLevel >= 1)
-    logMessage("restarting from %s (checkpoint %llu), written %s", Path,
-               (unsigned long long)Version, Age);
-  RT.Restarted = true;
-  heapRestored();
-  reinitLanguageRuntime();
-  if (Parallel)
-    Parallel->afterRestore();
-  RT.Ready = true;
-  startTriggers();
-  jumpToSavedContext();
-}
-
-// An MPI job restarts from the newest version every rank can restore: each
-// rank checks its own image first (touching no memory), the ranks agree,
-// then all restore; if any rank fails while restoring, all go one older.
-[[noreturn]] void restartParallel(const uint64_t *Versions, int N) {
-  uint64_t Bound = UINT64_MAX;
-  bool Initialised = false;
-  char Path[kPathMax], Why[1024];
-  for (;;) {
-    uint64_t Local = 0;
-    char Blob[4096];
-    size_t BlobLen = 0;
-    for (int I = 0; I < N && !Local; ++I) {
-      if (Versions[I] > Bound)
-        continue;
-      imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], RT.Rank);
-      Why[0] = 0;
-      if (restoreFrom(Path, false, Why, sizeof(Why), Blob, &BlobLen) &&
-          (!Parallel->checkVersion ||
-           Parallel->checkVersion(Versions[I], Why, sizeof(Why))))
-        Local = Versions[I];
-      else
-        logMessage("cannot restart from %s: %s", Path, Why);
-    }
-    if (!Initialised) {
-      Parallel->initForRestart(Blob, BlobLen);
-      Initialised = true;
-    }
-    uint64_t Chosen = Parallel->allMin(Local);
-    if (Chosen == 0)
-      fatal("no checkpoint of %s in %s can be restored by every rank; "
-            "nothing was deleted. Start afresh with CCC_RESTART=never, or "
-            "use another CCC_DIR",
-            Cfg.Name, Cfg.Dir);
-    // Chosen may be older than this rank's newest and not usable here.
-    imagePath(Path, Cfg.Dir, Cfg.Name, Chosen, RT.Rank);
-    bool Usable =
-        Chosen == Local ||
-        (restoreFrom(Path, false, Why, sizeof(Why), nullptr, nullptr) &&
-         (!Parallel->checkVersion ||
-          Parallel->checkVersion(Chosen, Why, sizeof(Why))));
-    if (Parallel->allMin(Usable) == 0) {
-      Bound = Chosen - 1;
-      continue;
-    }
-    remapHeapForRestore();
-    Why[0] = 0;
-    bool Ok = restoreFrom(Path, true, Why, sizeof(Why)) &&
-              (!reopenOpenFiles || reopenOpenFiles(Why, sizeof(Why)));
-    if (!Ok)
-      logMessage("cannot restart from %s: %s", Path, Why);
-    if (Parallel->allMin(Ok))
-      resumeRestored(Path, Chosen);
-    Bound = Chosen - 1;
-  }
-}
-
-// Tries the committed versions newest first. Returns only if there is
-// nothing to restart from and that is allowed.
-void restartIfPossible() {
-  if (Cfg.Restart == RestartMode::Never)
-    return;
-  uint64_t Versions[256];
-  int N = listCommitted(Cfg.Dir, Cfg.Name, Versions, 256);
-  if (N == 0) {
-    if (Cfg.Restart == RestartMode::Require)
-      fatal("CCC_RESTART=require but %s has no committed checkpoint of %s",
-            Cfg.Dir, Cfg.Name);
-    return;
-  }
-  // A job that finished normally after its newest checkpoint is run again
-  // from the start, as a user re-running a finished job expects; its
-  // images stay until new ones replace them.
-  uint64_t Done;
-  int64_t When;
-  if (Cfg.Restart == RestartMode::Auto &&
-      readCompleted(Cfg.Dir, Cfg.Name, &Done, &When) && Done >= Versions[0]) {
-    if (RT.Rank == 0) {
-      char Age[128];
-      describeAge(Age, sizeof(Age), When);
-      logMessage("%s finished normally %s: starting afresh (its checkpoints "
-                 "stay in %s until new ones replace them; CCC_RESTART=require "
-                 "resumes from checkpoint %llu)",
-                 Cfg.Name, Age, Cfg.Dir, (unsigned long long)Versions[0]);
-    }
-    return;
-  }
-  // Images of a job of another size: said once, plainly, rather than as
-  // every rank's refusal of every image.
-  uint32_t Written = 0;
-  for (int I = 0; I < N; ++I) {
-    uint32_t R = commitRanks(Cfg.Dir, Cfg.Name, Versions[I]);
-    if (R == 0 || R == RT.NRanks) {
-      Written = 0;
-      break;
-    }
-    if (!Written)
-      Written = R;
-  }
-  if (Written)
-    fatal("the checkpoints of %s in %s were written by a job of %u rank%s, "
-          "this one has %u: restart it with %u rank%s. Nothing was deleted; "
-          "CCC_RESTART=never starts afresh",
-          Cfg.Name, Cfg.Dir, Written, Written == 1 ? "" : "s", RT.NRanks,
-          Written, Written == 1 ? "" : "s");
-  if (Parallel)
-    restartParallel(Versions, N);
-  for (int I = 0; I < N; ++I) {
-    char Path[kPathMax], Why[1024] = {0};
-    imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], RT.Rank);
-    remapHeapForRestore();
-    if (restoreFrom(Path, true, Why, sizeof(Why)) &&
-        (!reopenOpenFiles || reopenOpenFiles(Why, sizeof(Why))))
-      resumeRestored(Path, Versions[I]);
-    logMessage("cannot restart from %s: %s%s", Path, Why,
-               I + 1 < N ? "; trying the previous checkpoint" : "");
-  }
-  fatal("no usable checkpoint of %s in %s (none of %d committed "
-        "version%s could be restored); nothing was deleted. Start afresh "
-        "with CCC_RESTART=never, or use another CCC_DIR",
-        Cfg.Name, Cfg.Dir, N, N == 1 ? "" : "s");
-}
-
 //===-- Fresh start -------------------------------------------------------===//
 
 // argv and envp are copied into the heap region: main's frame holds pointers

@@ -1,0 +1,86 @@
+//===- RuntimeGlobals.h - the runtime's per-process state -------*- C++ -*-===//
+//
+// What Runtime.cpp (start, checkpoint), CodecChoice.cpp and Restart.cpp
+// share: the process's runtime state and the checkpoint trigger flags.
+// Internal to the runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_RT_RUNTIMEGLOBALS_H
+#define CCC_RT_RUNTIMEGLOBALS_H
+
+#include "ChainPolicy.h"
+#include "Image.h"
+#include "Incremental.h"
+#include "Runtime.h"
+
+#include <atomic>
+#include <cstdint>
+#include <ctime>
+
+namespace ccc {
+// Set with __ccc_pending by the timer and the signal: a checkpoint was asked
+// for (the MPI layer keeps __ccc_pending set for its own reasons).
+extern volatile int Requested;
+// CLOCK_MONOTONIC ns when the last checkpoint ended (the timer counts from
+// there).
+extern std::atomic<uint64_t> LastCheckpointEnd;
+
+struct RuntimeGlobals {
+  bool Ready = false; // main runs on our stack: sites may checkpoint
+  uint32_t Rank = 0, NRanks = 1;
+  bool Restarted = false; // this process was restored from an image
+  uintptr_t StackLow = 0, StackHigh = 0;
+  uint64_t NextVersion = 1;
+  RuntimeState State{};
+  uint8_t BuildId[64];
+  uint32_t BuildIdLen = 0;
+  char LoadMap[1 << 16];
+  size_t LoadMapLen = 0;
+  SavedContext Ctx{};
+  // Chunks of the last image written (Prev: the one the next image may
+  // refer to; Next: the one being written) and the chain length of Prev.
+  ChunkTable Prev, Next;
+  uint32_t ChainLength = 0;
+  ChunkStats LastStats;
+  ChainPolicy Policy; // full or incremental, from the sizes measured
+  // Codecs of the globals and heap sections (transforms before zstd), measured
+  // at each image (kept when an image samples nothing).
+  uint32_t GlobalsCodec = CodecZstd, HeapCodec = CodecZstd;
+  // Under CodecZstdPerBlock: the large heap blocks' own codecs, and the
+  // codec of the rest of the heap.
+  static constexpr size_t kMaxCodecRegions = 64;
+  CodecRegion HeapRegions[kMaxCodecRegions];
+  size_t NHeapRegions = 0;
+  uint32_t HeapDefault = CodecZstd;
+};
+extern RuntimeGlobals RT;
+
+inline uint64_t nowNs(clockid_t C) {
+  struct timespec T;
+  clock_gettime(C, &T);
+  return (uint64_t)T.tv_sec * 1000000000ull + T.tv_nsec;
+}
+
+// main's arguments, copied into the heap region (RuntimeState.MainArgs).
+struct MainArgs {
+  int Argc;
+  char **Argv, **Envp;
+  UserMain Main;
+};
+
+// Starts the checkpoint timer and signal (Runtime.cpp).
+void startTriggers();
+
+// The codecs of the next image's globals and heap sections, measured on
+// samples of what it will hold (Prev: the image it may refer to); -1 when
+// nothing was sampled (CodecChoice.cpp). heapCodec also fills
+// RT.HeapRegions and RT.HeapDefault.
+int64_t globalsCodec(const ChunkTable *Prev);
+int64_t heapCodec(const ChunkTable *Prev);
+
+// Restores the newest image every rank can restore, if CCC_RESTART allows,
+// and never returns then (Restart.cpp).
+void restartIfPossible();
+
+} // namespace ccc
+#endif
