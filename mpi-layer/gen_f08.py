@@ -311,8 +311,12 @@ def main():
     text.append("")
     for t, n in typed:
         text.append(f"  TYPE({t}), PARAMETER :: {n} = {t}(ccc_{n})")
-    text += ["  TYPE(MPI_Status), TARGET, SAVE :: MPI_STATUS_IGNORE",
-             "  TYPE(MPI_Status), TARGET, SAVE :: MPI_STATUSES_IGNORE(1)", ""]
+    # Only their addresses matter (nothing writes them): ccc's own state,
+    # named so that the runtime knows it need not be saved (__ccc_).
+    text += ["  TYPE(MPI_Status), TARGET, SAVE, BIND(C, NAME="
+             "'__ccc_f08_status_ignore') :: MPI_STATUS_IGNORE",
+             "  TYPE(MPI_Status), TARGET, SAVE, BIND(C, NAME="
+             "'__ccc_f08_statuses_ignore') :: MPI_STATUSES_IGNORE(1)", ""]
     for op, fn in (("==", "eq"), ("/=", "ne")):
         text.append(f"  INTERFACE OPERATOR({op})")
         text.append(wrap("    MODULE PROCEDURE " + ", ".join(
