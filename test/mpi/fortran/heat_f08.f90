@@ -42,7 +42,7 @@ contains
     periods = .true.
     call MPI_Dims_create(nranks, 2, dims)
     call MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, .true., grid)
-    if (grid == MPI_COMM_NULL) stop 'no grid communicator'
+    if (grid == MPI_COMM_NULL) error stop 'no grid communicator'
     call MPI_Comm_rank(grid, rank)
     call MPI_Cart_coords(grid, rank, 2, coords)
     call MPI_Cart_shift(grid, 0, 1, west, east)
@@ -82,11 +82,11 @@ contains
       if (stats(k)%MPI_SOURCE /= from(k) .or. stats(k)%MPI_TAG /= tags(k)) then
         print *, 'step', it, 'halo', k, 'status', stats(k)%MPI_SOURCE, &
           stats(k)%MPI_TAG
-        stop 'wrong halo status'
+        error stop 'wrong halo status'
       end if
     end do
     do k = 1, 8
-      if (reqs(k) /= MPI_REQUEST_NULL) stop 'request not freed by Waitall'
+      if (reqs(k) /= MPI_REQUEST_NULL) error stop 'request not freed by Waitall'
     end do
   end subroutine
 
@@ -112,7 +112,7 @@ contains
                               9, grid, status)
     call MPI_Get_count(status, MPI_DOUBLE_PRECISION, count)
     if (status%MPI_SOURCE /= west .or. count /= 2 .or. token(1) /= total) &
-      stop 'wrong ring status'
+      error stop 'wrong ring status'
   end subroutine
 end module
 
@@ -140,7 +140,7 @@ program heat_f08
   mine = (/ rank, coords(1), coords(2), west, north /)
   allocate(all(5 * nranks))
   call MPI_Gather(mine, 5, MPI_INTEGER, all, 5, MPI_INTEGER, 0, grid, ierr)
-  if (ierr /= MPI_SUCCESS) stop 'Gather failed'
+  if (ierr /= MPI_SUCCESS) error stop 'Gather failed'
   hash = 0
   do j = 1, ny
     do i = 1, nx
@@ -161,6 +161,6 @@ program heat_f08
   end if
   call MPI_Type_free(column)
   call MPI_Comm_free(grid)
-  if (grid /= MPI_COMM_NULL) stop 'Comm_free left a handle'
+  if (grid /= MPI_COMM_NULL) error stop 'Comm_free left a handle'
   call MPI_Finalize()
 end program
