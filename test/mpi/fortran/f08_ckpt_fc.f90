@@ -18,8 +18,8 @@ program f08_ckpt_fc
   call MPI_Wait(req, MPI_STATUS_IGNORE)
   call MPI_Get_count(status, MPI_DOUBLE_PRECISION, n)
   call MPI_Allreduce(sum(x), total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, dup)
-  if (rank == 0) print '(a,i0,a,i0,a,f0.1)', 'source ', status%MPI_SOURCE, &
-    ' count ', n, ' total ', total
+  if (rank == 0) print '(a,i0,a,i0,a,i0)', 'source ', status%MPI_SOURCE, &
+    ' count ', n, ' total ', nint(total)
   call ccc_checkpoint_force()
   call MPI_Comm_free(dup)
   call MPI_Finalize()
