@@ -227,7 +227,7 @@ def procedure(ret, name, params):
     else:
         rtype = {"double": "DOUBLE PRECISION"}.get(ret, KINDS.get(ret))
         iface.append(wrap(f"{rtype} FUNCTION {fortran}({', '.join(formals)})"))
-        iface.append(f"  IMPORT MPI_ADDRESS_KIND")
+        iface.append("  IMPORT MPI_ADDRESS_KIND")
     # One directive a line: a directive has no continuation lines.
     for o in others:
         iface.append(f"  !DIR$ IGNORE_TKR {o}\n  TYPE(*) :: {o}(*)")
@@ -248,8 +248,6 @@ def main():
     typed += [("MPI_Datatype", n) for n in params
               if n in DATATYPES or DATATYPE_RE.match(n)]
     renamed |= {n for _, n in typed}
-    size = None
-    status_at = {}
 
     procs, ifaces, olds = [], [], []
     for status, ret, name, ps, note in parse_spec(spec):
