@@ -22,8 +22,8 @@
 
 #include "ccc.h"
 
-using namespace ccc::mpi;
-
+namespace ccc {
+namespace mpi {
 namespace {
 
 int (*RealTake)();
@@ -56,8 +56,6 @@ int guardedTake() {
 
 } // namespace
 
-namespace ccc {
-namespace mpi {
 
 int (*guardTake(int (*Take)()))() {
   if (!Take)
@@ -68,6 +66,8 @@ int (*guardTake(int (*Take)()))() {
 
 } // namespace mpi
 } // namespace ccc
+
+using namespace ccc::mpi;
 
 extern "C" {
 

@@ -17,8 +17,8 @@
 
 #include <cstring>
 
-using namespace ccc::mpi;
-
+namespace ccc {
+namespace mpi {
 namespace {
 
 MPI_Message handleOf(Message *M) {
@@ -87,6 +87,10 @@ Message *match(int Src, int Tag, MPI_Comm C, bool Block) {
 }
 
 } // namespace
+} // namespace mpi
+} // namespace ccc
+
+using namespace ccc::mpi;
 
 extern "C" {
 

@@ -15,8 +15,8 @@
 
 #include <cstring>
 
-using namespace ccc::mpi;
-
+namespace ccc {
+namespace mpi {
 namespace {
 
 MPI_Request makePersistent(ReqKind Kind, uint8_t Mode, const void *Buf,
@@ -91,6 +91,10 @@ int badRequest() {
 }
 
 } // namespace
+} // namespace mpi
+} // namespace ccc
+
+using namespace ccc::mpi;
 
 extern "C" {
 
