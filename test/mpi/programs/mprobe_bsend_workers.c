@@ -160,6 +160,7 @@ static int worker(int Rank) {
     int Len;
     work(Item, Out, &Len);
     MPI_Bsend(Out, Len, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
+    memset(Out, 0xff, (MAXLEN + 1) * sizeof(double)); // buffered: reusable
     MPI_Request R;
     MPI_Ibsend(&Rank, 1, MPI_INT, 0, TAG_NOTE, MPI_COMM_WORLD, &R);
     MPI_Wait(&R, MPI_STATUS_IGNORE);
