@@ -11,7 +11,9 @@
 // under the blocking protocol): the master once it has every result and
 // sent the end of the round, a worker once it received that, so progress
 // notes (buffered messages) are in flight at checkpoints, drained or
-// logged as late messages, and the master takes them after. Arrival
+// logged as late messages, and the master takes them after; one of them
+// it matches (MPI_Mprobe) before its checkpoint and receives (MPI_Mrecv)
+// after it, so a restart finds a matched message in the image. Arrival
 // order depends on timing, the printed results do not: they are stored by
 // item id, and each round's items depend on the previous round's checksum.
 // At the end each worker detaches its buffer (MPI_Buffer_detach returns the
@@ -125,7 +127,21 @@ static void master(int Rounds, int Size) {
     }
     for (int W = 1; W < Size; ++W)
       MPI_Send(NULL, 0, MPI_BYTE, W, TAG_END, MPI_COMM_WORLD);
+    // A note matched before the checkpoint, received after it.
+    MPI_Message Held = MPI_MESSAGE_NULL;
+    MPI_Status HS;
+    if (Notes < (long)(R + 1) * NITEMS)
+      MPI_Mprobe(MPI_ANY_SOURCE, TAG_NOTE, MPI_COMM_WORLD, &Held, &HS);
     ccc_checkpoint(); // with the workers': notes in flight
+    if (Held != MPI_MESSAGE_NULL) {
+      int Note;
+      MPI_Mrecv(&Note, 1, MPI_INT, &Held, MPI_STATUS_IGNORE);
+      if (Note != HS.MPI_SOURCE) {
+        fprintf(stderr, "mprobe_bsend_workers: bad held note\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
+      ++Notes;
+    }
     // Notes still coming: each worker sent one per item.
     while (Notes < (long)(R + 1) * NITEMS)
       takeAnswer(R);
