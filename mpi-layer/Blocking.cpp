@@ -89,7 +89,7 @@ void drainForCheckpoint() {
   });
   forEachActiveRequest([](Request &R) {
     if (R.Orphan && testRequest(R))
-      R.InUse = false;
+      releaseSlot(R);
   });
 }
 

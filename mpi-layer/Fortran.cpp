@@ -9,7 +9,8 @@
 //
 // MPICH's handles are ints and its mpi.h defines the conversions as casts:
 // there a ccc handle already is its own Fortran integer and nothing below
-// is compiled for Comm, Type, Group, Op, Request, Info and Errhandler.
+// is compiled for Comm, Type, Group, Op, Request, Message, Info and
+// Errhandler.
 //
 //===----------------------------------------------------------------------===//
 #include "Layer.h"
@@ -92,6 +93,16 @@ MPI_Fint MPI_Request_c2f(MPI_Request R) {
 #ifndef MPI_Request_f2c
 MPI_Request MPI_Request_f2c(MPI_Fint F) {
   return fromFortran(F, kHandleReq, PMPI_Request_f2c);
+}
+#endif
+#ifndef MPI_Message_c2f
+MPI_Fint MPI_Message_c2f(MPI_Message M) {
+  return toFortran(M, kHandleMsg, PMPI_Message_c2f);
+}
+#endif
+#ifndef MPI_Message_f2c
+MPI_Message MPI_Message_f2c(MPI_Fint F) {
+  return fromFortran(F, kHandleMsg, PMPI_Message_f2c);
 }
 #endif
 // No table for these yet: only MPI's own objects exist.

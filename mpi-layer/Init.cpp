@@ -170,6 +170,7 @@ int site(int Kind, int (*Take)()) {
     Warned = true;
     return CCC_NONE;
   }
+  Take = guardTake(Take); // no image while a generalized request is open
   return NonBlocking ? siteNonBlocking(Kind, Take) : siteBlocking(Kind, Take);
 }
 

@@ -104,7 +104,8 @@ struct Object {
 
 //===-- Requests ----------------------------------------------------------===//
 
-enum class ReqKind : uint8_t { Send, Recv };
+// Generalized: MPI_Grequest_start (GeneralizedRequests.cpp).
+enum class ReqKind : uint8_t { Send, Recv, Generalized };
 
 struct Request {
   bool InUse;
@@ -124,6 +125,19 @@ struct Request {
   MPI_Datatype Type; // program handle
   int Peer, Tag;
   MPI_Comm Comm; // program handle
+  // Persistent requests (Persistent.cpp): the fields above are the recipe
+  // (sends too); each MPI_Start runs the layer's Isend/Irecv into this
+  // slot. Inactive: Done, with an empty status.
+  bool Persistent;
+  bool Active;
+  uint8_t SendMode; // 0 standard, 1 synchronous, 2 buffered, 3 ready
+  // Buffered sends (BufferedSends.cpp): the layer's copy of the data (saved
+  // heap, freed with the request) and the room it takes in the attached
+  // buffer.
+  void *Copy;
+  int CopyRoom;
+  // Generalized requests: MPI_Grequest_complete was called.
+  bool GComplete;
 };
 
 // A message received by the layer (drained at a checkpoint) and not yet
@@ -189,6 +203,15 @@ struct LayerState {
   Message *Pending, *PendingTail;
   ErrhSet *ErrhSets;
   uint32_t NErrhSets, CapErrhSets;
+  // Matched probe (MatchedProbe.cpp): messages matched by MPI_Mprobe and
+  // not received yet; an MPI_Message is a ccc handle of a slot (null: free).
+  Message **Matched;
+  uint32_t NMatched;
+  // MPI_Buffer_attach (BufferedSends.cpp): the program's buffer, kept for
+  // MPI_Buffer_detach and the room check; MPI never sees it.
+  void *BsendBuf;
+  int BsendSize;
+  bool BsendAttached;
 };
 
 constexpr uint64_t kStateMagic = 0x32696d6363636363ULL;
@@ -251,7 +274,7 @@ template <typename H> H handleFromBits(uint64_t Bits) {
     return static_cast<H>(static_cast<uint32_t>(Bits));
 }
 
-constexpr uint32_t kHandleObj = 1, kHandleReq = 2;
+constexpr uint32_t kHandleObj = 1, kHandleReq = 2, kHandleMsg = 3;
 
 // Program handle <-> object. Predefined handles are not objects. Inline:
 // every wrapped call translates two or three handles.
@@ -295,8 +318,7 @@ inline MPI_Count statusBytes(const MPI_Status &S) {
   return (MPI_Count)S._ucount;
 #elif defined(MPICH)
   return (MPI_Count)((uint64_t)(uint32_t)S.count_lo |
-                     (uint64_t)((uint32_t)S.count_hi_and_cancelled >> 1)
-                         << 32);
+                     (uint64_t)((uint32_t)S.count_hi_and_cancelled >> 1) << 32);
 #else
   MPI_Count B = 0;
   PMPI_Get_elements_x(&S, MPI_BYTE, &B);
@@ -328,8 +350,8 @@ inline void setStatusBytes(MPI_Status &S, MPI_Count B) {
   S._ucount = (size_t)B;
 #elif defined(MPICH)
   S.count_lo = (int)(uint32_t)B;
-  S.count_hi_and_cancelled = (S.count_hi_and_cancelled & 1) |
-                             (int)(((uint64_t)B >> 32) << 1);
+  S.count_hi_and_cancelled =
+      (S.count_hi_and_cancelled & 1) | (int)(((uint64_t)B >> 32) << 1);
 #else
   PMPI_Status_set_elements_x(&S, MPI_BYTE, B);
 #endif
@@ -353,6 +375,21 @@ MPI_Request newRequest(ReqKind Kind, Request **Out);
 Request *request(MPI_Request R);
 uint32_t *headerOf(Request &R);
 void releaseRequest(MPI_Request R);
+// A request the program may complete (in use, and not an inactive
+// persistent one), or null.
+Request *liveRequest(MPI_Request R);
+// Reaps the layer's own buffered-send copies whose sends completed; frees
+// the table slot (and copy) of R (BufferedSends.cpp, PointToPoint.cpp).
+void reapBufferedSends();
+void releaseSlot(Request &R);
+// The layer's buffered send (a copy sent with Isend); Out: a request the
+// program may hold (MPI_Ibsend, persistent Bsend_init), or null.
+int bufferedSend(const void *Buf, int Count, MPI_Datatype Type, int Dest,
+                 int Tag, MPI_Comm C, MPI_Request *Out);
+// Wraps the runtime's image writer: a rank with a generalized request open
+// (not MPI_Grequest_complete'd) cannot write a restartable image
+// (GeneralizedRequests.cpp).
+int (*guardTake(int (*Take)()))();
 
 // Point-to-point bookkeeping.
 void countSent(MPI_Comm C, int Dest);
@@ -362,6 +399,8 @@ Message *takePending(MPI_Comm C, int Source, int Tag, bool Remove);
 // Copies M into the program's buffer and fills Status (may be ignore).
 int deliver(Message *M, void *Buf, int Count, MPI_Datatype Type,
             MPI_Status *Status);
+// A status describing M as received (not yet delivered).
+void fillStatus(MPI_Status *S, const Message *M);
 
 // Protocol.
 extern bool NonBlocking; // CCC_PROTOCOL=nonblocking

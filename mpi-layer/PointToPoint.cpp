@@ -63,7 +63,7 @@ Message *takePending(MPI_Comm C, int Source, int Tag, bool Remove) {
   return nullptr;
 }
 
-static void fillStatus(MPI_Status *S, const Message *M) {
+void fillStatus(MPI_Status *S, const Message *M) {
   S->MPI_SOURCE = M->Source;
   S->MPI_TAG = M->Tag;
   S->MPI_ERROR = MPI_SUCCESS;
@@ -137,15 +137,35 @@ uint32_t *headerOf(Request &R) {
   return R.Hdr;
 }
 
+void releaseSlot(Request &R) {
+  uint32_t I = (uint32_t)(&R - L->Reqs);
+  R.InUse = false;
+  __ccc_free(R.Hdr);
+  R.Hdr = nullptr;
+  __ccc_free(R.Copy);
+  R.Copy = nullptr;
+  if (I < L->FreeReqHint)
+    L->FreeReqHint = I;
+}
+
 void releaseRequest(MPI_Request H) {
   uint32_t I;
   if (!decodeHandle(H, kHandleReq, &I))
     return;
-  L->Reqs[I].InUse = false;
-  __ccc_free(L->Reqs[I].Hdr);
-  L->Reqs[I].Hdr = nullptr;
-  if (I < L->FreeReqHint)
-    L->FreeReqHint = I;
+  releaseSlot(L->Reqs[I]);
+}
+
+Request *liveRequest(MPI_Request H) {
+  Request *R = request(H);
+  return R && (!R->Persistent || R->Active) ? R : nullptr;
+}
+
+// The status MPI gives for a null or inactive request.
+static void emptyStatus(MPI_Status &S) {
+  memset(&S, 0, sizeof(S));
+  S.MPI_SOURCE = MPI_ANY_SOURCE;
+  S.MPI_TAG = MPI_ANY_TAG;
+  S.MPI_ERROR = MPI_SUCCESS;
 }
 
 // Completion of a request MPI finished: count a receive.
@@ -182,11 +202,17 @@ static void waitOne(Request &R) {
   completed(R, S);
 }
 
-// Hands a finished request's status to the program and frees it.
+// Hands a finished request's status to the program and frees it; a
+// persistent one becomes inactive (and keeps its handle).
 static int finish(MPI_Request *H, Request &R, MPI_Status *Status) {
   if (Status != MPI_STATUS_IGNORE)
     *Status = R.Status;
   int Err = R.Kind == ReqKind::Recv ? R.Status.MPI_ERROR : MPI_SUCCESS;
+  if (R.Persistent) {
+    R.Active = false;
+    emptyStatus(R.Status);
+    return Err == MPI_ERR_IN_STATUS ? MPI_SUCCESS : Err;
+  }
   releaseRequest(*H);
   *H = MPI_REQUEST_NULL;
   return Err == MPI_ERR_IN_STATUS ? MPI_SUCCESS : Err;
@@ -198,7 +224,8 @@ void afterRestoreRequests() {
     if (!R.InUse || R.Done)
       continue;
     if (R.Kind != ReqKind::Recv)
-      fatal("send request %u was not complete at the checkpoint", I);
+      fatal("%s request %u was not complete at the checkpoint",
+            R.Kind == ReqKind::Send ? "send" : "generalized", I);
     R.Real = MPI_REQUEST_NULL;
     PMPI_Irecv(R.Buf, R.Count, realType(R.Type), R.Peer, R.Tag,
                realComm(R.Comm), &R.Real);
@@ -269,14 +296,6 @@ int MPI_Ssend(const void *B, int N, MPI_Datatype T, int D, int Tag,
     return nbSend(B, N, T, D, Tag, C, 1);
   return sendVia(PMPI_Ssend, B, N, T, D, Tag, C);
 }
-int MPI_Bsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
-              MPI_Comm C) {
-  if (Bypass)
-    return PMPI_Bsend(B, N, T, D, Tag, C);
-  if (NonBlocking)
-    return nbSend(B, N, T, D, Tag, C, 2);
-  return sendVia(PMPI_Bsend, B, N, T, D, Tag, C);
-}
 int MPI_Rsend(const void *B, int N, MPI_Datatype T, int D, int Tag,
               MPI_Comm C) {
   if (Bypass)
@@ -300,14 +319,6 @@ int MPI_Issend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
   if (NonBlocking)
     return nbIsend(B, N, T, D, Tag, C, 1, R);
   return isendVia(PMPI_Issend, B, N, T, D, Tag, C, R);
-}
-int MPI_Ibsend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
-               MPI_Request *R) {
-  if (Bypass)
-    return PMPI_Ibsend(B, N, T, D, Tag, C, R);
-  if (NonBlocking)
-    return nbIsend(B, N, T, D, Tag, C, 2, R);
-  return isendVia(PMPI_Ibsend, B, N, T, D, Tag, C, R);
 }
 int MPI_Irsend(const void *B, int N, MPI_Datatype T, int D, int Tag, MPI_Comm C,
                MPI_Request *R) {
@@ -508,7 +519,7 @@ static int waitanyLive(int N, MPI_Request Hs[], int *Index,
   for (;;) {
     bool AnyActive = false;
     for (int I = 0; I < N; ++I) {
-      Request *R = request(Hs[I]);
+      Request *R = liveRequest(Hs[I]);
       if (!R)
         continue;
       AnyActive = true;
@@ -525,7 +536,7 @@ static int waitanyLive(int N, MPI_Request Hs[], int *Index,
     MPI_Request *Real =
         static_cast<MPI_Request *>(scratch(N * sizeof(MPI_Request)));
     for (int I = 0; I < N; ++I) {
-      Request *R = request(Hs[I]);
+      Request *R = liveRequest(Hs[I]);
       Real[I] = R ? R->Real : MPI_REQUEST_NULL;
     }
     int Got;
@@ -568,7 +579,7 @@ static int testanyLive(int N, MPI_Request Hs[], int *Index, int *Flag,
                        MPI_Status *Status) {
   bool AnyActive = false;
   for (int I = 0; I < N; ++I) {
-    Request *R = request(Hs[I]);
+    Request *R = liveRequest(Hs[I]);
     if (!R)
       continue;
     AnyActive = true;
@@ -658,7 +669,7 @@ static int waitsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
     Ss[K] = S;
   ++K;
   for (int I = 0; I < N; ++I) {
-    Request *R = request(Hs[I]);
+    Request *R = liveRequest(Hs[I]);
     if (R && testOne(*R)) {
       Indices[K] = I;
       finish(&Hs[I], *R,
@@ -675,7 +686,7 @@ static int testsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
   int K = 0;
   bool AnyActive = false;
   for (int I = 0; I < N; ++I) {
-    Request *R = request(Hs[I]);
+    Request *R = liveRequest(Hs[I]);
     if (!R)
       continue;
     AnyActive = true;
@@ -696,7 +707,7 @@ int MPI_Request_free(MPI_Request *H) {
   Request *R = request(*H);
   if (!R)
     return PMPI_Request_free(H);
-  if (R->Done) {
+  if (R->Done || (R->Persistent && !R->Active)) {
     releaseRequest(*H);
   } else {
     // Still in flight: the layer completes it (and counts it) later.
