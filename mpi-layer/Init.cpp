@@ -143,6 +143,7 @@ void afterRestore() {
     rebuildObject(I);
   }
   replayErrhandlers(L->NObjs);
+  replayNames();
   setNextVersion(allReduce(nextVersion(), MPI_MAX));
   if (NonBlocking)
     nbAfterRestore();

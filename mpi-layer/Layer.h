@@ -171,6 +171,13 @@ struct ErrhSet {
   uint32_t NObjs;
 };
 
+// A name the program gave a communicator or datatype (Names.cpp).
+struct ObjectName {
+  uint64_t Handle; // program handle
+  uint8_t Kind;    // communicator or datatype
+  char Name[MPI_MAX_OBJECT_NAME];
+};
+
 struct LayerState {
   uint64_t Magic;
   uint8_t Protocol; // 1 blocking, 2 non-blocking
@@ -212,6 +219,8 @@ struct LayerState {
   void *BsendBuf;
   int BsendSize;
   bool BsendAttached;
+  ObjectName *Names;
+  uint32_t NNames, CapNames;
 };
 
 constexpr uint64_t kStateMagic = 0x32696d6363636363ULL;
@@ -369,6 +378,8 @@ void rebuildObject(uint32_t I);
 // After a restart, before re-creating object NObjs (or after the last):
 // sets again the error handlers the program set at that point.
 void replayErrhandlers(uint32_t NObjs);
+// After a restart, once every object exists: names them again (Names.cpp).
+void replayNames();
 
 // Request table.
 MPI_Request newRequest(ReqKind Kind, Request **Out);
