@@ -83,7 +83,7 @@ int deleteFortran(Keyval &V, MPI_Fint Obj, void *Val) {
   MPI_Fint K = programKeyval(&V), Err = MPI_SUCCESS;
   MPI_Aint Extra = reinterpret_cast<MPI_Aint>(V.Extra),
            AVal = reinterpret_cast<MPI_Aint>(Val);
-  reinterpret_cast<FortranDelete>(V.Delete)(&Obj, &K, &Extra, &AVal, &Err);
+  reinterpret_cast<FortranDelete>(V.Delete)(&Obj, &K, &AVal, &Extra, &Err);
   return Err;
 }
 

@@ -130,10 +130,14 @@ void freeOther(Object &O) {
   // name it (MPI kept it alive for them in the original run).
   if (Restoring)
     return;
-  if (O.Kind == ObjKind::Info)
+  if (O.Kind == ObjKind::Info) {
     PMPI_Info_free(&O.Real.Info);
-  else
-    PMPI_Errhandler_free(&O.Real.Errh);
+    return;
+  }
+  // A communicator may still hold the handler: its calls must find the
+  // program's function by MPI's handle, so the record keeps it.
+  MPI_Errhandler E = O.Real.Errh;
+  PMPI_Errhandler_free(&E);
 }
 
 } // namespace mpi

@@ -90,8 +90,7 @@ int main(int argc, char **argv) {
   for (long S = 0; S < Steps; ++S) {
     for (int Q = 0, K = 0; Q < RSize; ++Q)
       if (Q % LSize == LRank)
-        MPI_Irecv(In[K], HALO, MPI_UINT64_T, Q, TAG_HALO, Inter, &Reqs[K]),
-            ++K;
+        MPI_Irecv(In[K], HALO, MPI_UINT64_T, Q, TAG_HALO, Inter, &Reqs[K]), ++K;
     MPI_Send(&X[(S * HALO) % N], HALO, MPI_UINT64_T, LRank % RSize, TAG_HALO,
              Inter);
     if (Side == 0 && !Same)
