@@ -466,7 +466,7 @@ struct TypeShape {
 TypeShape Shapes[32];
 
 __attribute__((noinline)) int contiguousSizeSlow(MPI_Datatype Type,
-                                                 TypeShape &E) {
+                                                  TypeShape &E) {
   int Size;
   PMPI_Type_size(Type, &Size);
   MPI_Aint Lb, Ext, TLb, TExt;
