@@ -157,6 +157,11 @@ int main(int argc, char **argv) {
       snprintf(V, sizeof V, "%ld", S);
       MPI_Info_set(Info, "last_step", V);
     }
+    // Read back every step, as a library reads its hints: after a restart
+    // the info must hold what it held at the checkpoint.
+    char Last[32] = "none";
+    MPI_Info_get(Info, "last_step", sizeof Last - 1, Last, &Flag);
+    X[S % 8] += (uint64_t)strtol(Last, NULL, 10);
     if (S == Steps / 2) {
       MPI_Info_delete(Info, "grid");
       MPI_Comm Tmp;
