@@ -72,6 +72,16 @@ int agreeCollTag(MPI_Comm Real, int Next) {
   return Both > Mine ? Both : Mine;
 }
 
+void refuseInterCollective(MPI_Comm C) {
+  // Inter-communicators come from MPI_Intercomm_create only (spawn, connect
+  // and join are refused).
+  Object *O = object(C);
+  if (O && O->Kind == ObjKind::Comm && O->How == Recipe::IntercommCreate)
+    refuse("a collective on an inter-communicator",
+           "CCC_PROTOCOL=nonblocking handles collectives over one group; "
+           "CCC_PROTOCOL=blocking passes them to MPI");
+}
+
 MPI_Comm programComm(MPI_Comm Real) {
   if (Real == MPI_COMM_WORLD || Real == MPI_COMM_SELF || !L)
     return Real;

@@ -563,6 +563,9 @@ int deleteAttr(uint8_t Kind, uint64_t Obj, int K);
 int freeKeyval(uint8_t Kind, int *K);
 int realKeyvalOf(int K, uint8_t Kind);
 void replayErrorClasses();
+// Non-blocking protocol: its collectives assume one group; one on an
+// inter-communicator stops the job (Communicators.cpp).
+void refuseInterCollective(MPI_Comm C);
 
 } // namespace mpi
 } // namespace ccc
