@@ -231,13 +231,9 @@ extern "C" {
 int MPI_Get_elements_x(const MPI_Status *S, MPI_Datatype T, MPI_Count *N) {
   return PMPI_Get_elements_x(S, realType(T), N);
 }
-// Predefined attributes (MPI_TAG_UB, ...) and error handlers only: the
-// layer does not record user keyvals or error handlers yet (refused).
-int MPI_Comm_get_attr(MPI_Comm C, int Key, void *Value, int *Flag) {
-  return PMPI_Comm_get_attr(realComm(C), Key, Value, Flag);
-}
+// Keyvals translated by MPI_Comm_get_attr (Attributes.cpp).
 int MPI_Attr_get(MPI_Comm C, int Key, void *Value, int *Flag) {
-  return PMPI_Comm_get_attr(realComm(C), Key, Value, Flag);
+  return MPI_Comm_get_attr(C, Key, Value, Flag);
 }
 int MPI_Abort(MPI_Comm C, int Code) { return PMPI_Abort(realComm(C), Code); }
 // Memory from MPI_Alloc_mem is program data: it lives in the saved heap.

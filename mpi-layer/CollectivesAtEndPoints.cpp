@@ -56,6 +56,7 @@ struct Streams {
   int Size, Rank;
   CollBlock *In, *Out;
   explicit Streams(MPI_Comm Comm) : C(Comm) {
+    refuseInterCollective(C);
     PMPI_Comm_size(realComm(C), &Size);
     PMPI_Comm_rank(realComm(C), &Rank);
     In = static_cast<CollBlock *>(scratch(2 * Size * sizeof(CollBlock)));

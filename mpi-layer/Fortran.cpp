@@ -105,18 +105,25 @@ MPI_Message MPI_Message_f2c(MPI_Fint F) {
   return fromFortran(F, kHandleMsg, PMPI_Message_f2c);
 }
 #endif
-// No table for these yet: only MPI's own objects exist.
 #ifndef MPI_Info_c2f
-MPI_Fint MPI_Info_c2f(MPI_Info I) { return PMPI_Info_c2f(I); }
+MPI_Fint MPI_Info_c2f(MPI_Info I) {
+  return toFortran(I, kHandleObj, PMPI_Info_c2f);
+}
 #endif
 #ifndef MPI_Info_f2c
-MPI_Info MPI_Info_f2c(MPI_Fint F) { return PMPI_Info_f2c(F); }
+MPI_Info MPI_Info_f2c(MPI_Fint F) {
+  return fromFortran(F, kHandleObj, PMPI_Info_f2c);
+}
 #endif
 #ifndef MPI_Errhandler_c2f
-MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler E) { return PMPI_Errhandler_c2f(E); }
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler E) {
+  return toFortran(E, kHandleObj, PMPI_Errhandler_c2f);
+}
 #endif
 #ifndef MPI_Errhandler_f2c
-MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint F) { return PMPI_Errhandler_f2c(F); }
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint F) {
+  return fromFortran(F, kHandleObj, PMPI_Errhandler_f2c);
+}
 #endif
 
 //===-- Sentinels ---------------------------------------------------------===//
@@ -194,3 +201,138 @@ void stringToFortran(const char *C, char *F, size_t Len) {
 
 } // namespace mpi
 } // namespace ccc
+
+//===-- Callbacks and attribute values ------------------------------------===//
+//
+// Keyvals and error handlers with Fortran functions: the layer's callbacks
+// (Attributes.cpp, Errhandlers.cpp) call them with Fortran arguments. A
+// Fortran attribute value is an INTEGER(KIND=MPI_ADDRESS_KIND) (INTEGER for
+// the MPI-1 names) stored as the C value itself; MPI's predefined
+// attributes (MPI_TAG_UB...) have C values pointing to an int.
+
+using namespace ccc::mpi;
+
+#define CCC_FORTRAN_ALIASES(low, UP, params)                                   \
+  void low params __attribute__((alias(#low "_")));                            \
+  void low##__ params __attribute__((alias(#low "_")));                        \
+  void UP params __attribute__((alias(#low "_")));
+
+namespace {
+
+void getAttr(uint8_t Kind, int R, MPI_Fint K, void *P, int Flag, MPI_Aint *Val,
+             MPI_Fint *FFlag) {
+  if (R != MPI_SUCCESS)
+    return;
+  *FFlag = Flag;
+  if (Flag)
+    *Val = realKeyvalOf(K, Kind) != K ? reinterpret_cast<MPI_Aint>(P)
+                                      : *static_cast<int *>(P);
+}
+
+} // namespace
+
+extern "C" {
+
+void mpi_comm_create_keyval_(void *copy, void *del, MPI_Fint *keyval,
+                             MPI_Aint *extra, MPI_Fint *ierror) {
+  if (Bypass || !L) {
+    *ierror = MPI_ERR_OTHER; // Fortran callbacks need the layer
+    return;
+  }
+  int K = 0;
+  *ierror =
+      createKeyval(0, copy, del, reinterpret_cast<void *>(*extra), true, &K);
+  *keyval = K;
+}
+CCC_FORTRAN_ALIASES(mpi_comm_create_keyval, MPI_COMM_CREATE_KEYVAL,
+                    (void *, void *, MPI_Fint *, MPI_Aint *, MPI_Fint *))
+
+void mpi_type_create_keyval_(void *copy, void *del, MPI_Fint *keyval,
+                             MPI_Aint *extra, MPI_Fint *ierror) {
+  if (Bypass || !L) {
+    *ierror = MPI_ERR_OTHER;
+    return;
+  }
+  int K = 0;
+  *ierror =
+      createKeyval(1, copy, del, reinterpret_cast<void *>(*extra), true, &K);
+  *keyval = K;
+}
+CCC_FORTRAN_ALIASES(mpi_type_create_keyval, MPI_TYPE_CREATE_KEYVAL,
+                    (void *, void *, MPI_Fint *, MPI_Aint *, MPI_Fint *))
+
+// MPI-1: INTEGER extra_state, the same callback arguments otherwise.
+void mpi_keyval_create_(void *copy, void *del, MPI_Fint *keyval,
+                        MPI_Fint *extra, MPI_Fint *ierror) {
+  MPI_Aint E = *extra;
+  mpi_comm_create_keyval_(copy, del, keyval, &E, ierror);
+}
+CCC_FORTRAN_ALIASES(mpi_keyval_create, MPI_KEYVAL_CREATE,
+                    (void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
+
+void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
+                        MPI_Fint *ierror) {
+  *ierror = setAttr(0, handleBits(MPI_Comm_f2c(*comm)), *keyval,
+                    reinterpret_cast<void *>(*val));
+}
+CCC_FORTRAN_ALIASES(mpi_comm_set_attr, MPI_COMM_SET_ATTR,
+                    (MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *))
+
+void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val,
+                   MPI_Fint *ierror) {
+  MPI_Aint V = *val;
+  mpi_comm_set_attr_(comm, keyval, &V, ierror);
+}
+CCC_FORTRAN_ALIASES(mpi_attr_put, MPI_ATTR_PUT,
+                    (MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
+
+void mpi_type_set_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *val,
+                        MPI_Fint *ierror) {
+  *ierror = setAttr(1, handleBits(MPI_Type_f2c(*type)), *keyval,
+                    reinterpret_cast<void *>(*val));
+}
+CCC_FORTRAN_ALIASES(mpi_type_set_attr, MPI_TYPE_SET_ATTR,
+                    (MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *))
+
+void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val,
+                        MPI_Fint *flag, MPI_Fint *ierror) {
+  void *P = nullptr;
+  int Flag = 0;
+  *ierror = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &P, &Flag);
+  getAttr(0, *ierror, *keyval, P, Flag, val, flag);
+}
+CCC_FORTRAN_ALIASES(mpi_comm_get_attr, MPI_COMM_GET_ATTR,
+                    (MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *,
+                     MPI_Fint *))
+
+void mpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *val,
+                        MPI_Fint *flag, MPI_Fint *ierror) {
+  void *P = nullptr;
+  int Flag = 0;
+  *ierror = MPI_Type_get_attr(MPI_Type_f2c(*type), *keyval, &P, &Flag);
+  getAttr(1, *ierror, *keyval, P, Flag, val, flag);
+}
+CCC_FORTRAN_ALIASES(mpi_type_get_attr, MPI_TYPE_GET_ATTR,
+                    (MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *,
+                     MPI_Fint *))
+
+void mpi_comm_create_errhandler_(void *fn, MPI_Fint *errhandler,
+                                 MPI_Fint *ierror) {
+  if (Bypass || !L) {
+    *ierror = MPI_ERR_OTHER;
+    return;
+  }
+  MPI_Errhandler E;
+  *ierror = createErrhandler(fn, true, &E);
+  if (*ierror == MPI_SUCCESS)
+    *errhandler = MPI_Errhandler_c2f(E);
+}
+CCC_FORTRAN_ALIASES(mpi_comm_create_errhandler, MPI_COMM_CREATE_ERRHANDLER,
+                    (void *, MPI_Fint *, MPI_Fint *))
+
+void mpi_errhandler_create_(void *fn, MPI_Fint *errhandler, MPI_Fint *ierror) {
+  mpi_comm_create_errhandler_(fn, errhandler, ierror);
+}
+CCC_FORTRAN_ALIASES(mpi_errhandler_create, MPI_ERRHANDLER_CREATE,
+                    (void *, MPI_Fint *, MPI_Fint *))
+}

@@ -42,7 +42,15 @@ namespace mpi {
 
 //===-- Objects created by the program ------------------------------------===//
 
-enum class ObjKind : uint8_t { Comm, Type, Op, Group };
+enum class ObjKind : uint8_t {
+  Comm,
+  Type,
+  Op,
+  Group,
+  // Communicators.cpp: info objects and error handlers made by the program.
+  Info,
+  Errh,
+};
 
 // How an object was made, so a restart can make it again. Arguments that
 // are handles are the program's handles (predefined or ccc).
@@ -74,6 +82,17 @@ enum class Recipe : uint8_t {
   GraphCreate,
   DistGraphCreate,
   DistGraphAdjacent,
+  // Communicators.cpp: the rest of the communicator constructors, remote
+  // groups, info objects (contents in Object::Strings) and error handlers
+  // with a user function (Object::Fn).
+  CommSplitType,
+  CommCreateGroup,
+  CommDupWithInfo,
+  IntercommCreate,
+  IntercommMerge,
+  GroupRemote,
+  InfoCreate,
+  ErrhCreate,
 };
 
 struct Object {
@@ -86,6 +105,8 @@ struct Object {
     MPI_Datatype Type;
     MPI_Op Op;
     MPI_Group Group;
+    MPI_Info Info;
+    MPI_Errhandler Errh;
   } Real;    // this process's MPI object (re-created after restart)
   int NInts; // creation arguments (saved heap)
   int *Ints;
@@ -100,6 +121,13 @@ struct Object {
   int Size;
   int *WorldRanks;
   int CollTag;
+  // Info objects: their keys and values, "key\0value\0" pairs (saved heap).
+  char *Strings;
+  uint32_t StringsLen;
+  // Error handlers: references handed out by MPI_Comm_get_errhandler and
+  // not yet freed; the function is Fortran's (handles as MPI_Fint).
+  int Refs;
+  bool Fortran;
 };
 
 //===-- Requests ----------------------------------------------------------===//
@@ -219,8 +247,41 @@ struct LayerState {
   void *BsendBuf;
   int BsendSize;
   bool BsendAttached;
-  ObjectName *Names;
+  ObjectName *Names; // Names.cpp
   uint32_t NNames, CapNames;
+  // Attributes.cpp: keyvals, attribute values; Errhandlers.cpp: added
+  // error classes, codes and strings, in the order the program added them.
+  struct Keyval *Keyvals;
+  uint32_t NKeyvals, CapKeyvals;
+  struct Attr *Attrs;
+  uint32_t NAttrs, CapAttrs;
+  struct ErrorAdd *ErrorAdds;
+  uint32_t NErrorAdds, CapErrorAdds;
+};
+
+// A keyval the program created (its handle is a ccc handle of kind
+// kHandleKeyval holding the index): MPI calls the layer's callbacks, which
+// call the program's with its handles (Attributes.cpp).
+struct Keyval {
+  uint8_t Kind; // 0 communicator, 1 datatype
+  bool Live;
+  bool Fortran; // Fortran callbacks (arguments by reference, MPI_Fint)
+  void *Copy, *Delete, *Extra;
+  int Real;
+};
+// The value of an attribute: set again on its object after a restart.
+struct Attr {
+  uint64_t Obj; // program handle (a ccc one, or MPI_COMM_WORLD/SELF)
+  uint32_t Keyval;
+  bool Live;
+  void *Val;
+};
+// MPI_Add_error_class (Op 0, Result the class), _code (1: Arg the class,
+// Result the code), _string (2: Arg the code, Str the string).
+struct ErrorAdd {
+  uint8_t Op;
+  int Arg, Result;
+  char *Str;
 };
 
 constexpr uint64_t kStateMagic = 0x32696d6363636363ULL;
@@ -284,6 +345,7 @@ template <typename H> H handleFromBits(uint64_t Bits) {
 }
 
 constexpr uint32_t kHandleObj = 1, kHandleReq = 2, kHandleMsg = 3;
+constexpr uint32_t kHandleKeyval = 4; // Attributes.cpp
 
 // Program handle <-> object. Predefined handles are not objects. Inline:
 // every wrapped call translates two or three handles.
@@ -513,6 +575,48 @@ void nbProgress();
 void nbLetMpiProgress();
 void drainForCheckpoint();
 void afterRestoreRequests();
+
+//===-- Communicators.cpp, Attributes.cpp (issue 19) ----------------------===//
+// Makes a communicator (or group) by recipe How from handle arguments H
+// (program handles; H[0] the parent communicator) and Ints, recorded for
+// restart (Objects.cpp); the caller checks the non-blocking protocol's line
+// (nbCommCreation) itself, on the members taking part.
+int createCommFrom(Recipe How, int NH, const uint64_t *H, int NInts,
+                   const int *Ints, MPI_Comm *Out);
+int createGroupFrom(Recipe How, int NH, const uint64_t *H, MPI_Group *Out);
+// The MPI object of the recipes above, of an info object or an error
+// handler; frees one of the latter two.
+int makeCommunicator(Object &O);
+int makeErrhandler(Object &O); // Errhandlers.cpp
+// A ccc error handler calling Fn (Fortran: handles as MPI_Fint).
+int createErrhandler(void *Fn, bool Fortran, MPI_Errhandler *Out);
+void freeOther(Object &O);
+// The tag of the layer's collectives on a new communicator, agreed by all
+// its members (both groups of an inter-communicator).
+int agreeCollTag(MPI_Comm Real, int Next);
+MPI_Info realInfo(MPI_Info I);
+MPI_Errhandler realErrhandler(MPI_Errhandler E);
+// The program's handle of a real communicator (the newest object made it).
+MPI_Comm programComm(MPI_Comm Real);
+// After MPI_Comm_dup/Type_dup: records the attributes MPI's copy callbacks
+// put on the new object (handle Obj).
+void recordCopiedAttributes(uint64_t Obj, bool IsType);
+// After a restart: keyvals and error classes first (Objects == 0), then the
+// attributes of object Objects - 1 once it was re-created, and, after the
+// last, those of MPI_COMM_WORLD and MPI_COMM_SELF.
+void replayAttributes(uint32_t Objects);
+// Keyvals (Kind 0 communicator, 1 datatype) and attribute values, for the
+// C and Fortran entry points (Attributes.cpp, Fortran.cpp).
+int createKeyval(uint8_t Kind, void *Copy, void *Delete, void *Extra,
+                 bool Fortran, int *Out);
+int setAttr(uint8_t Kind, uint64_t Obj, int K, void *Val);
+int deleteAttr(uint8_t Kind, uint64_t Obj, int K);
+int freeKeyval(uint8_t Kind, int *K);
+int realKeyvalOf(int K, uint8_t Kind);
+void replayErrorClasses();
+// Non-blocking protocol: its collectives assume one group; one on an
+// inter-communicator stops the job (Communicators.cpp).
+void refuseInterCollective(MPI_Comm C);
 
 } // namespace mpi
 } // namespace ccc

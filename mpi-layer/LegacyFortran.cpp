@@ -136,8 +136,8 @@ CCC_FORTRAN_ALIASES(mpi_type_struct, MPI_TYPE_STRUCT,
                     (MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
                      MPI_Fint *))
 
-// Only MPI's predefined attributes (MPI_TAG_UB...) can exist under ccc
-// (keyvals cannot be created yet): their C values point to an int.
+// MPI's predefined attributes (MPI_TAG_UB...) have C values pointing to an
+// int; a keyval the program made holds the integer itself (Fortran.cpp).
 void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val,
                    MPI_Fint *flag, MPI_Fint *ierror) {
   void *P = nullptr;
@@ -146,7 +146,9 @@ void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val,
   if (R == MPI_SUCCESS) {
     *flag = Flag;
     if (Flag)
-      *attribute_val = *static_cast<int *>(P);
+      *attribute_val = realKeyvalOf(*keyval, 0) != *keyval
+                           ? (MPI_Fint) reinterpret_cast<MPI_Aint>(P)
+                           : *static_cast<int *>(P);
   }
   *ierror = R;
 }

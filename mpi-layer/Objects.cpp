@@ -57,7 +57,14 @@ int worldRankOf(MPI_Comm C, int R) {
 
 void recordMembers(Object &O) {
   MPI_Group G, World;
-  PMPI_Comm_group(O.Real.Comm, &G);
+  // An inter-communicator's ranks in point-to-point calls are the remote
+  // group's: its peers are those.
+  int Inter = 0;
+  PMPI_Comm_test_inter(O.Real.Comm, &Inter);
+  if (Inter)
+    PMPI_Comm_remote_group(O.Real.Comm, &G);
+  else
+    PMPI_Comm_group(O.Real.Comm, &G);
   PMPI_Comm_group(MPI_COMM_WORLD, &World);
   PMPI_Group_size(G, &O.Size);
   int *Mine = static_cast<int *>(scratch(O.Size * sizeof(int)));
@@ -167,6 +174,15 @@ int make(Object &O) {
   case Recipe::DistGraphCreate:
   case Recipe::DistGraphAdjacent:
     return makeTopology(O);
+  case Recipe::CommSplitType:
+  case Recipe::CommCreateGroup:
+  case Recipe::CommDupWithInfo:
+  case Recipe::IntercommCreate:
+  case Recipe::IntercommMerge:
+  case Recipe::GroupRemote:
+  case Recipe::InfoCreate:
+  case Recipe::ErrhCreate:
+    return makeCommunicator(O);
   }
   return MPI_ERR_INTERN;
 }
@@ -187,6 +203,10 @@ void freeReal(Object &O) {
   case ObjKind::Group:
     if (O.Real.Group != MPI_GROUP_EMPTY)
       PMPI_Group_free(&O.Real.Group);
+    break;
+  case ObjKind::Info:
+  case ObjKind::Errh:
+    freeOther(O);
     break;
   }
 }
@@ -216,7 +236,7 @@ int create(ObjKind Kind, Recipe How, H *Out, int NInts, const int *Ints,
   if (Kind == ObjKind::Comm) {
     recordMembers(O);
     int Next = L->NextCollTag > 3 ? L->NextCollTag : 3;
-    PMPI_Allreduce(&Next, &O.CollTag, 1, MPI_INT, MPI_MAX, O.Real.Comm);
+    O.CollTag = agreeCollTag(O.Real.Comm, Next);
     L->NextCollTag = O.CollTag + 1;
   }
   *Out = objectHandle<H>(Idx);
@@ -248,6 +268,15 @@ int createComm(Recipe How, MPI_Comm Parent, MPI_Comm *Out, int NInts,
   return create(ObjKind::Comm, How, Out, NInts, Ints, 0, nullptr, 1, H);
 }
 
+int createCommFrom(Recipe How, int NH, const uint64_t *H, int NInts,
+                   const int *Ints, MPI_Comm *Out) {
+  return create(ObjKind::Comm, How, Out, NInts, Ints, 0, nullptr, NH, H);
+}
+
+int createGroupFrom(Recipe How, int NH, const uint64_t *H, MPI_Group *Out) {
+  return create(ObjKind::Group, How, Out, 0, nullptr, 0, nullptr, NH, H);
+}
+
 void rebuildObject(uint32_t Idx) {
   Object &O = L->Objs[Idx];
   if (make(O) != MPI_SUCCESS)
@@ -275,8 +304,11 @@ int MPI_Comm_dup(MPI_Comm C, MPI_Comm *Out) {
   if (NonBlocking)
     nbCommCreation(C);
   uint64_t H[] = {bits(C)};
-  return create(ObjKind::Comm, Recipe::CommDup, Out, 0, nullptr, 0, nullptr, 1,
-                H);
+  int R =
+      create(ObjKind::Comm, Recipe::CommDup, Out, 0, nullptr, 0, nullptr, 1, H);
+  if (R == MPI_SUCCESS)
+    recordCopiedAttributes(bits(*Out), false);
+  return R;
 }
 
 int MPI_Comm_split(MPI_Comm C, int Color, int Key, MPI_Comm *Out) {
@@ -490,8 +522,11 @@ int MPI_Type_dup(MPI_Datatype Old, MPI_Datatype *Out) {
   if (Bypass)
     return PMPI_Type_dup(Old, Out);
   uint64_t H[] = {bits(Old)};
-  return create(ObjKind::Type, Recipe::TypeDup, Out, 0, nullptr, 0, nullptr, 1,
-                H);
+  int R =
+      create(ObjKind::Type, Recipe::TypeDup, Out, 0, nullptr, 0, nullptr, 1, H);
+  if (R == MPI_SUCCESS)
+    recordCopiedAttributes(bits(*Out), true);
+  return R;
 }
 
 int MPI_Type_commit(MPI_Datatype *T) {

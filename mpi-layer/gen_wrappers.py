@@ -26,10 +26,12 @@ HANDLE_IN = {
     "MPI_Datatype": "realType",
     "MPI_Op": "realOp",
     "MPI_Group": "realGroup",
+    "MPI_Info": "realInfo",
+    "MPI_Errhandler": "realErrhandler",
 }
 # Handle kinds the layer has no table for yet: a `pass` function taking one
 # by value passes it unchanged (only predefined ones can exist).
-OTHER_HANDLES = ("MPI_Info", "MPI_Errhandler", "MPI_Win", "MPI_File",
+OTHER_HANDLES = ("MPI_Win", "MPI_File",
                  "MPI_Message", "MPI_Request")
 
 
