@@ -6,6 +6,7 @@
 // a running hash; rank 0 prints the hash, so any answer that differs from
 // the plain build's in any iteration shows.
 //   usage: queries ITERATIONS   (2 ranks or more)
+#define OMPI_OMIT_MPI1_COMPAT_DECLS 0 // Open MPI: declare the MPI-1 names
 #include "ccc.h"
 
 #include <mpi.h>
@@ -234,6 +235,119 @@ static void pointToPoint(MPI_Comm C, long It) {
   check(MPI_Wait(&R[3], MPI_STATUS_IGNORE), "MPI_Wait");
 }
 
+// Attributes set and deleted in every iteration, through the MPI-2 calls
+// and the MPI-1 names; the delete callbacks count into program memory.
+static int Deletes = 0;
+static int countDelete(MPI_Comm C, int K, void *V, void *Extra) {
+  (void)C, (void)K, (void)V, (void)Extra;
+  ++Deletes;
+  return MPI_SUCCESS;
+}
+static int countTypeDelete(MPI_Datatype T, int K, void *V, void *Extra) {
+  (void)T, (void)K, (void)V, (void)Extra;
+  ++Deletes;
+  return MPI_SUCCESS;
+}
+
+static void attributes(MPI_Comm C, MPI_Datatype T, long It) {
+  static long Val[3];
+  Val[0] = It, Val[1] = 2 * It, Val[2] = 3 * It;
+  int CK, TK, LK, Flag;
+  void *Got;
+  check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, countDelete, &CK, NULL),
+        "MPI_Comm_create_keyval");
+  check(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, countTypeDelete, &TK,
+                               NULL),
+        "MPI_Type_create_keyval");
+  check(MPI_Keyval_create(MPI_NULL_COPY_FN, countDelete, &LK, NULL),
+        "MPI_Keyval_create");
+  check(MPI_Comm_set_attr(C, CK, &Val[0]), "MPI_Comm_set_attr");
+  check(MPI_Type_set_attr(T, TK, &Val[1]), "MPI_Type_set_attr");
+  check(MPI_Attr_put(C, LK, &Val[2]), "MPI_Attr_put");
+  check(MPI_Comm_get_attr(C, CK, &Got, &Flag), "MPI_Comm_get_attr");
+  mix(Flag ? *(long *)Got : -1);
+  check(MPI_Type_get_attr(T, TK, &Got, &Flag), "MPI_Type_get_attr");
+  mix(Flag ? *(long *)Got : -1);
+  check(MPI_Attr_get(C, LK, &Got, &Flag), "MPI_Attr_get");
+  mix(Flag ? *(long *)Got : -1);
+  check(MPI_Comm_delete_attr(C, CK), "MPI_Comm_delete_attr");
+  check(MPI_Type_delete_attr(T, TK), "MPI_Type_delete_attr");
+  check(MPI_Attr_delete(C, LK), "MPI_Attr_delete");
+  check(MPI_Comm_get_attr(C, CK, &Got, &Flag), "MPI_Comm_get_attr");
+  mix(Flag), mix(Deletes);
+  check(MPI_Comm_free_keyval(&CK), "MPI_Comm_free_keyval");
+  check(MPI_Type_free_keyval(&TK), "MPI_Type_free_keyval");
+  check(MPI_Keyval_free(&LK), "MPI_Keyval_free");
+}
+
+// Info on a communicator: set, read back through MPI_Comm_get_info (the
+// keys MPI keeps are its own business: only the count of ours is hashed).
+static void commInfo(MPI_Comm C) {
+  MPI_Info In, Out;
+  check(MPI_Info_create(&In), "MPI_Info_create");
+  check(MPI_Info_set(In, "queries_hint", "on"), "MPI_Info_set");
+  check(MPI_Comm_set_info(C, In), "MPI_Comm_set_info");
+  check(MPI_Info_free(&In), "MPI_Info_free");
+  check(MPI_Comm_get_info(C, &Out), "MPI_Comm_get_info");
+  int N, Len, Flag;
+  check(MPI_Info_get_nkeys(Out, &N), "MPI_Info_get_nkeys");
+  mix(N >= 0);
+  check(MPI_Info_create(&In), "MPI_Info_create");
+  check(MPI_Info_set(In, "key", "sixteen-bytes-xy"), "MPI_Info_set");
+  check(MPI_Info_get_valuelen(In, "key", &Len, &Flag),
+        "MPI_Info_get_valuelen");
+  mix(Len), mix(Flag);
+  check(MPI_Info_free(&In), "MPI_Info_free");
+  check(MPI_Info_free(&Out), "MPI_Info_free");
+}
+
+static void onError(MPI_Comm *C, int *Code, ...) {
+  (void)C, (void)Code;
+}
+
+// Error handlers: the one set on C read back and freed; an MPI-1 handler
+// made, set on a duplicate, freed.
+static void errhandlers(MPI_Comm C) {
+  MPI_Errhandler E, Mine;
+  check(MPI_Comm_get_errhandler(C, &E), "MPI_Comm_get_errhandler");
+  mix(E == MPI_ERRORS_RETURN);
+  check(MPI_Errhandler_free(&E), "MPI_Errhandler_free");
+  check(MPI_Errhandler_create(onError, &Mine), "MPI_Errhandler_create");
+  MPI_Comm D;
+  MPI_Comm_dup(C, &D);
+  check(MPI_Comm_set_errhandler(D, Mine), "MPI_Comm_set_errhandler");
+  check(MPI_Errhandler_free(&Mine), "MPI_Errhandler_free");
+  MPI_Comm_free(&D);
+}
+
+// A ready-mode persistent send, and a matched message whose handle goes
+// through its Fortran integer before it is received.
+static void persistentAndMatched(MPI_Comm C, long It) {
+  int Rank, Size;
+  MPI_Comm_rank(C, &Rank);
+  MPI_Comm_size(C, &Size);
+  int Next = (Rank + 1) % Size, Prev = (Rank + Size - 1) % Size;
+  int Out[2] = {Rank, (int)It}, In[2];
+  MPI_Request Send, Recv;
+  check(MPI_Rsend_init(Out, 2, MPI_INT, Next, 7, C, &Send), "MPI_Rsend_init");
+  MPI_Irecv(In, 2, MPI_INT, Prev, 7, C, &Recv);
+  MPI_Barrier(C);
+  check(MPI_Start(&Send), "MPI_Start");
+  MPI_Wait(&Recv, MPI_STATUS_IGNORE);
+  MPI_Wait(&Send, MPI_STATUS_IGNORE);
+  MPI_Request_free(&Send);
+  mixBytes(In, sizeof In);
+
+  MPI_Send(Out, 2, MPI_INT, Next, 8, C);
+  MPI_Message M;
+  MPI_Status St;
+  check(MPI_Mprobe(Prev, 8, C, &M, &St), "MPI_Mprobe");
+  MPI_Message Back = MPI_Message_f2c(MPI_Message_c2f(M));
+  mix(Back == M);
+  check(MPI_Mrecv(In, 2, MPI_INT, &Back, MPI_STATUS_IGNORE), "MPI_Mrecv");
+  mixBytes(In, sizeof In);
+}
+
 int main(int argc, char **argv) {
   int Provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &Provided);
@@ -249,6 +363,7 @@ int main(int argc, char **argv) {
   // Objects made before the loop, named, used in every iteration.
   MPI_Comm C;
   MPI_Comm_dup(MPI_COMM_WORLD, &C);
+  MPI_Comm_set_errhandler(C, MPI_ERRORS_RETURN);
   check(MPI_Comm_set_name(C, "queries-world"), "MPI_Comm_set_name");
   MPI_Datatype T;
   MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &T);
@@ -276,6 +391,10 @@ int main(int argc, char **argv) {
     statusQueries(T);
     handleConversions(C, T, Firsts, Op, Info);
     pointToPoint(C, It);
+    attributes(C, T, It);
+    commInfo(C);
+    errhandlers(C);
+    persistentAndMatched(C, It);
 
     int Commutes, Vals[3] = {1, 2, (int)It}, Acc[3] = {Rank, Rank, Rank};
     check(MPI_Op_commutative(Op, &Commutes), "MPI_Op_commutative");
