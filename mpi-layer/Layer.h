@@ -74,6 +74,13 @@ enum class Recipe : uint8_t {
   GraphCreate,
   DistGraphCreate,
   DistGraphAdjacent,
+  // Datatypes.cpp: datatypes made by makeDatatype.
+  TypeHindexedBlock,
+  TypeDarray,
+  TypeF90Integer,
+  TypeF90Real,
+  TypeF90Complex,
+  GroupRangeExcl,
 };
 
 struct Object {
@@ -295,8 +302,7 @@ inline MPI_Count statusBytes(const MPI_Status &S) {
   return (MPI_Count)S._ucount;
 #elif defined(MPICH)
   return (MPI_Count)((uint64_t)(uint32_t)S.count_lo |
-                     (uint64_t)((uint32_t)S.count_hi_and_cancelled >> 1)
-                         << 32);
+                     (uint64_t)((uint32_t)S.count_hi_and_cancelled >> 1) << 32);
 #else
   MPI_Count B = 0;
   PMPI_Get_elements_x(&S, MPI_BYTE, &B);
@@ -328,8 +334,8 @@ inline void setStatusBytes(MPI_Status &S, MPI_Count B) {
   S._ucount = (size_t)B;
 #elif defined(MPICH)
   S.count_lo = (int)(uint32_t)B;
-  S.count_hi_and_cancelled = (S.count_hi_and_cancelled & 1) |
-                             (int)(((uint64_t)B >> 32) << 1);
+  S.count_hi_and_cancelled =
+      (S.count_hi_and_cancelled & 1) | (int)(((uint64_t)B >> 32) << 1);
 #else
   PMPI_Status_set_elements_x(&S, MPI_BYTE, B);
 #endif
@@ -463,6 +469,26 @@ void nbProgress();
 void nbLetMpiProgress();
 void drainForCheckpoint();
 void afterRestoreRequests();
+// A call of a function the layer cannot checkpoint (`refuse` in the spec,
+// or not written yet): it ran, and the first one is remembered (Fn copied;
+// Why a literal); nothing with CCC_DISABLE=1. refuseIfUnsupported stops the
+// job with refuse()'s message for it, where a checkpoint is about to be
+// taken (both protocols' sites): a program that never checkpoints runs as
+// without ccc.
+void noteRefused(const char *Fn, const char *Why);
+void refuseIfUnsupported();
+// Re-creates every object a restart needs, in creation order, freeing
+// again those the program freed once no later recipe needs them
+// (Objects.cpp); replaces calling rebuildObject for each.
+void rebuildObjects();
+// Datatypes: a new datatype object from a recipe (Objects.cpp), an object
+// with From's recipe (Type_get_contents hands out such copies), and the
+// MPI object of the recipes of Datatypes.cpp.
+int createType(Recipe How, MPI_Datatype *Out, int NInts, const int *Ints,
+               int NAints, const MPI_Aint *Aints, int NHandles,
+               const uint64_t *Handles);
+uint32_t cloneObject(uint32_t From);
+int makeDatatype(Object &O);
 
 } // namespace mpi
 } // namespace ccc
