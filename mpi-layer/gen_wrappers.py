@@ -16,7 +16,8 @@ the library past the layer unseen:
     would be taken, since it would miss the state the call made. A program
     that never checkpoints (no site, CCC_DISABLE=1) runs as without ccc;
     handles MPI returns from these calls reach the program unchanged and
-    pass through the layer like predefined ones;
+    pass through the layer like predefined ones. Point-to-point ones
+    (MESSAGES) stop at the call under the non-blocking protocol;
   - `legacy`: must be written by hand (Legacy.cpp); generation fails
     otherwise, since passing it through would hand MPI ccc handles.
 Every definition is guarded with #ifndef NAME: some names are macros in one
@@ -33,6 +34,13 @@ HANDLE_IN = {
 }
 # Handle kinds the layer has no table for yet: a `pass` function taking one
 # by value passes it unchanged (only predefined ones can exist).
+# Point-to-point calls the layer does not handle: under the non-blocking
+# protocol (a program with sites) every message carries the layer's header,
+# which these would neither add nor strip, so they cannot even run: they
+# are refused at the call there.
+MESSAGES = re.compile(r"MPI_(i?[bsr]?send|i?recv|[bsr]?send_init|recv_init|"
+                      r"i?mprobe|i?mrecv|i?sendrecv(_replace)?|"
+                      r"p(send|recv)_init)(_c)?$", re.I)
 OTHER_HANDLES = ("MPI_Info", "MPI_Errhandler", "MPI_Win", "MPI_File",
                  "MPI_Message", "MPI_Request")
 
@@ -108,6 +116,11 @@ def definition(status, ret, name, params, note):
             reason = re.sub(r"^\[(macro|only):\w+\]\s*", "", note)
             reason = reason or "not supported by ccc yet"
         reason = reason.replace("\\", "\\\\").replace('"', "'")
+        if MESSAGES.match(name):
+            lines += ["if (NonBlocking)",
+                      f"  refuse(calledAs(\"{name}\"), \"{reason}; its "
+                      "messages would not carry the header of "
+                      "CCC_PROTOCOL=nonblocking\");"]
         lines.append(f"noteRefused(calledAs(\"{name}\"), \"{reason}\");")
     lines += pre
     call = f"P{name}({', '.join(args)})"
