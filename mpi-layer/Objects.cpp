@@ -322,7 +322,7 @@ void rebuildObjects() {
   auto *Held = static_cast<bool *>(scratch(N));
   for (uint32_t I = 0; I < N; ++I) {
     const Object &O = L->Objs[I];
-    Last[I] = O.Live || O.Kind == ObjKind::Comm ? I : -1;
+    Last[I] = O.Live || O.Kind == ObjKind::Comm ? (int64_t)I : -1;
     Held[I] = false;
   }
   auto Input = [](const Object &O, int K) -> int64_t {
