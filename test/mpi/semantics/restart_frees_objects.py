@@ -30,7 +30,7 @@ cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
 problems = []
 with tempfile.TemporaryDirectory(prefix="ccc-restart-frees-") as d:
     env = dict(os.environ, CCC_DIR=os.path.join(d, "ckpt"),
-               CCC_INTERVAL="0.2", CCC_VERBOSE="2")
+               CCC_INTERVAL="0.05", CCC_VERBOSE="2")
     ref = subprocess.run(shlex.split(a.ref), capture_output=True, text=True,
                          timeout=120, env=dict(env, CCC_DIR=d + "/ref"))
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
