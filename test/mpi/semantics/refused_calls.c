@@ -88,13 +88,14 @@ static void fileIo(MPI_Datatype Pair) {
                 MPI_INFO_NULL, &F);
   MPI_File_set_view(F, 0, MPI_DOUBLE, Pair, "native", MPI_INFO_NULL);
   double Out[2] = {Rank * 2.0 + 1, Rank * 2.0 + 2};
-  MPI_File_write_at_all(F, Rank, Out, 1, Pair, MPI_STATUS_IGNORE);
+  // Offsets count etypes (doubles): each rank its own pair.
+  MPI_File_write_at_all(F, 2 * Rank, Out, 1, Pair, MPI_STATUS_IGNORE);
   MPI_File_sync(F);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Offset Bytes;
   MPI_File_get_size(F, &Bytes);
   double In[2] = {0, 0};
-  MPI_File_read_at(F, (Rank + 1) % Size, In, 1, Pair, MPI_STATUS_IGNORE);
+  MPI_File_read_at(F, 2 * ((Rank + 1) % Size), In, 1, Pair, MPI_STATUS_IGNORE);
   MPI_File_close(&F);
   MPI_Barrier(MPI_COMM_WORLD);
   if (Rank == 0)
