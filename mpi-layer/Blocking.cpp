@@ -121,6 +121,7 @@ int siteBlocking(int Kind, int (*Take)()) {
   PMPI_Allreduce(&Want, &Any, 1, MPI_UINT64_T, MPI_MAX, Private);
   if (!Any)
     return CCC_NONE;
+  refuseIfUnsupported();
   drainForCheckpoint();
   uint64_t V = nextVersion();
   int R = Take();

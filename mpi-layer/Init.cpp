@@ -16,6 +16,7 @@
 #include "ccc.h"
 #include "ccc/abi.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
@@ -54,6 +55,27 @@ void refuse(const char *Fn, const char *Why) {
   if (Initialised)
     PMPI_Abort(MPI_COMM_WORLD, 3);
   _exit(3);
+}
+
+namespace {
+// The first call this process made to a function the layer cannot
+// checkpoint (its name as refused, and why). Per process, never saved: a
+// checkpoint is never taken after such a call, so a restarted process
+// resumes before any.
+char RefusedFn[192];
+const char *RefusedWhy;
+} // namespace
+
+void noteRefused(const char *Fn, const char *Why) {
+  if (Bypass || RefusedWhy)
+    return;
+  snprintf(RefusedFn, sizeof(RefusedFn), "%s", Fn);
+  RefusedWhy = Why;
+}
+
+void refuseIfUnsupported() {
+  if (RefusedWhy)
+    refuse(RefusedFn, RefusedWhy);
 }
 
 namespace {
@@ -138,11 +160,7 @@ void afterRestore() {
                NonBlocking ? "nonblocking" : "blocking");
   NonBlocking = Written;
   Restoring = true;
-  for (uint32_t I = 0; I < L->NObjs; ++I) {
-    replayErrhandlers(I);
-    rebuildObject(I);
-  }
-  replayErrhandlers(L->NObjs);
+  rebuildObjects();
   replayNames();
   setNextVersion(allReduce(nextVersion(), MPI_MAX));
   if (NonBlocking)

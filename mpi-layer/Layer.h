@@ -93,6 +93,13 @@ enum class Recipe : uint8_t {
   GroupRemote,
   InfoCreate,
   ErrhCreate,
+  // Datatypes.cpp: datatypes made by makeDatatype.
+  TypeHindexedBlock,
+  TypeDarray,
+  TypeF90Integer,
+  TypeF90Real,
+  TypeF90Complex,
+  GroupRangeExcl,
 };
 
 struct Object {
@@ -575,6 +582,26 @@ void nbProgress();
 void nbLetMpiProgress();
 void drainForCheckpoint();
 void afterRestoreRequests();
+// A call of a function the layer cannot checkpoint (`refuse` in the spec,
+// or not written yet): it ran, and the first one is remembered (Fn copied;
+// Why a literal); nothing with CCC_DISABLE=1. refuseIfUnsupported stops the
+// job with refuse()'s message for it, where a checkpoint is about to be
+// taken (both protocols' sites): a program that never checkpoints runs as
+// without ccc.
+void noteRefused(const char *Fn, const char *Why);
+void refuseIfUnsupported();
+// Re-creates every object a restart needs, in creation order, freeing
+// again those the program freed once no later recipe needs them
+// (Objects.cpp); replaces calling rebuildObject for each.
+void rebuildObjects();
+// Datatypes: a new datatype object from a recipe (Objects.cpp), an object
+// with From's recipe (Type_get_contents hands out such copies), and the
+// MPI object of the recipes of Datatypes.cpp.
+int createType(Recipe How, MPI_Datatype *Out, int NInts, const int *Ints,
+               int NAints, const MPI_Aint *Aints, int NHandles,
+               const uint64_t *Handles);
+uint32_t cloneObject(uint32_t From);
+int makeDatatype(Object &O);
 
 //===-- Communicators.cpp, Attributes.cpp (issue 19) ----------------------===//
 // Makes a communicator (or group) by recipe How from handle arguments H

@@ -4,8 +4,12 @@
 // (the creation call's arguments, with program handles). After a restart
 // the entries are replayed in creation order, which is the order the
 // original run made its collective creation calls in, so the replay cannot
-// deadlock where the program did not. Freed objects are replayed too (a
-// later object may have been derived from them) and freed again.
+// deadlock where the program did not. Every communicator is replayed (its
+// creation was collective), freed ones too, and freed again. A freed
+// datatype, group or op stays in the table while a recipe replayed later
+// names it (as MPI itself keeps an object alive while others refer to it):
+// a restart re-creates it only then, and frees it once the last object made
+// from it is made (rebuildObjects).
 //
 //===----------------------------------------------------------------------===//
 #include "Layer.h"
@@ -149,6 +153,12 @@ int make(Object &O) {
                                      &O.Real.Type);
   case Recipe::TypeDup:
     return PMPI_Type_dup(typeArg(O, 0), &O.Real.Type);
+  case Recipe::TypeHindexedBlock:
+  case Recipe::TypeDarray:
+  case Recipe::TypeF90Integer:
+  case Recipe::TypeF90Real:
+  case Recipe::TypeF90Complex:
+    return makeDatatype(O);
   case Recipe::OpCreate:
     return PMPI_Op_create(O.Fn, I[0], &O.Real.Op);
   case Recipe::GroupOfComm:
@@ -157,8 +167,12 @@ int make(Object &O) {
     return PMPI_Group_incl(groupArg(O, 0), I[0], I + 1, &O.Real.Group);
   case Recipe::GroupExcl:
     return PMPI_Group_excl(groupArg(O, 0), I[0], I + 1, &O.Real.Group);
-  case Recipe::GroupRangeIncl:
+  case Recipe::GroupRangeIncl: // I[0] ranges of 3 ints
     return PMPI_Group_range_incl(
+        groupArg(O, 0), I[0],
+        reinterpret_cast<int(*)[3]>(const_cast<int *>(I + 1)), &O.Real.Group);
+  case Recipe::GroupRangeExcl:
+    return PMPI_Group_range_excl(
         groupArg(O, 0), I[0],
         reinterpret_cast<int(*)[3]>(const_cast<int *>(I + 1)), &O.Real.Group);
   case Recipe::GroupUnion:
@@ -243,9 +257,23 @@ int create(ObjKind Kind, Recipe How, H *Out, int NInts, const int *Ints,
   return R;
 }
 
+// A handle that is no ccc handle is MPI's own (from a call the layer does
+// not record, say MPI_Win_get_group): MPI frees it (or reports the error).
 template <typename H> int release(H *Handle, ObjKind Kind) {
   Object *O = object(*Handle);
-  if (!O || O->Kind != Kind || !O->Live)
+  if (!O) {
+    switch (Kind) {
+    case ObjKind::Comm:
+      return PMPI_Comm_free(reinterpret_cast<MPI_Comm *>(Handle));
+    case ObjKind::Type:
+      return PMPI_Type_free(reinterpret_cast<MPI_Datatype *>(Handle));
+    case ObjKind::Op:
+      return PMPI_Op_free(reinterpret_cast<MPI_Op *>(Handle));
+    case ObjKind::Group:
+      return PMPI_Group_free(reinterpret_cast<MPI_Group *>(Handle));
+    }
+  }
+  if (O->Kind != Kind || !O->Live)
     return MPI_ERR_ARG;
   O->Live = false;
   freeReal(*O);
@@ -262,6 +290,20 @@ template <typename H> int release(H *Handle, ObjKind Kind) {
 
 int createComm(Recipe How, MPI_Comm Parent, MPI_Comm *Out, int NInts,
                const int *Ints) {
+  if (Bypass) { // CCC_DISABLE=1: no table, MPI's communicator as it is
+    Object O;
+    memset(&O, 0, sizeof(O));
+    uint64_t H[] = {handleBits(Parent)};
+    O.Kind = ObjKind::Comm;
+    O.How = How;
+    O.NInts = NInts;
+    O.Ints = const_cast<int *>(Ints);
+    O.NHandles = 1;
+    O.Handles = H;
+    int R = make(O);
+    *Out = O.Real.Comm;
+    return R;
+  }
   if (NonBlocking)
     nbCommCreation(Parent);
   uint64_t H[] = {handleBits(Parent)};
@@ -277,14 +319,122 @@ int createGroupFrom(Recipe How, int NH, const uint64_t *H, MPI_Group *Out) {
   return create(ObjKind::Group, How, Out, 0, nullptr, 0, nullptr, NH, H);
 }
 
+int createType(Recipe How, MPI_Datatype *Out, int NInts, const int *Ints,
+               int NAints, const MPI_Aint *Aints, int NHandles,
+               const uint64_t *Handles) {
+  return create(ObjKind::Type, How, Out, NInts, Ints, NAints, Aints, NHandles,
+                Handles);
+}
+
+uint32_t cloneObject(uint32_t From) {
+  uint32_t Idx = newObject(L->Objs[From].Kind, L->Objs[From].How);
+  Object &F = L->Objs[From], &O = L->Objs[Idx];
+  setArgs(O, F.NInts, F.Ints, F.NAints, F.Aints, F.NHandles, F.Handles);
+  O.Fn = F.Fn;
+  return Idx;
+}
+
 void rebuildObject(uint32_t Idx) {
   Object &O = L->Objs[Idx];
   if (make(O) != MPI_SUCCESS)
     fatal("cannot re-create MPI object %u after restart", Idx);
   if (O.Kind == ObjKind::Type && O.Committed)
     PMPI_Type_commit(&O.Real.Type);
-  if (!O.Live)
-    freeReal(O);
+}
+
+void rebuildObjects() {
+  uint32_t N = L->NObjs;
+  // Last[I]: the last object whose making needs object I (I itself if only
+  // I's own liveness), -1 if I need not be made. References always point
+  // to earlier objects, so one backward pass sees every user of I first.
+  auto *Last = static_cast<int64_t *>(scratch(N * sizeof(int64_t)));
+  auto *Held = static_cast<bool *>(scratch(N));
+  for (uint32_t I = 0; I < N; ++I) {
+    const Object &O = L->Objs[I];
+    // Communicators: their making was collective. Info objects and error
+    // handlers: a later recipe or handler setting may name them (they stay
+    // alive until the restore ends, Communicators.cpp).
+    bool Always = O.Kind == ObjKind::Comm || O.Kind == ObjKind::Info ||
+                  O.Kind == ObjKind::Errh;
+    Last[I] = O.Live || Always ? (int64_t)I : -1;
+    Held[I] = false;
+  }
+  auto Input = [](const Object &O, int K) -> int64_t {
+    Object *In = object(O.Handles[K]);
+    return In ? In - L->Objs : -1;
+  };
+  for (uint32_t J = N; J-- > 0;) {
+    if (Last[J] < 0)
+      continue;
+    for (int K = 0; K < L->Objs[J].NHandles; ++K)
+      if (int64_t I = Input(L->Objs[J], K); I >= 0 && Last[I] < (int64_t)J)
+        Last[I] = J;
+  }
+  uint32_t Made = 0;
+  for (uint32_t J = 0; J < N; ++J) {
+    replayErrhandlers(J);
+    if (Last[J] < 0)
+      continue;
+    rebuildObject(J);
+    Held[J] = true;
+    ++Made;
+    // Inputs freed by the program that no later object needs, and J
+    // itself if freed and needed by nobody.
+    for (int K = 0; K <= L->Objs[J].NHandles; ++K) {
+      int64_t I = K < L->Objs[J].NHandles ? Input(L->Objs[J], K) : J;
+      if (I >= 0 && Held[I] && !L->Objs[I].Live && Last[I] == (int64_t)J) {
+        freeReal(L->Objs[I]);
+        Held[I] = false;
+      }
+    }
+  }
+  replayErrhandlers(N);
+  CCC_DEBUG("re-created %u of %u MPI objects", Made, N);
+  scratchFree(Last);
+  scratchFree(Held);
+}
+
+const MPI_Datatype *realTypes(const MPI_Datatype *Ts, MPI_Count N) {
+  MPI_Count I = 0;
+  while (Ts && I < N && !object(Ts[I]))
+    ++I;
+  if (!Ts || I == N)
+    return Ts;
+  auto *R = static_cast<MPI_Datatype *>(scratch(N * sizeof(MPI_Datatype)));
+  for (MPI_Count I = 0; I < N; ++I)
+    R[I] = realType(Ts[I]);
+  return R;
+}
+
+int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv) {
+  MPI_Comm RC = realComm(C);
+  int N = 0;
+  if (Neighbour) {
+    int Topo = MPI_UNDEFINED;
+    PMPI_Topo_test(RC, &Topo);
+    if (Topo == MPI_CART) {
+      PMPI_Cartdim_get(RC, &N);
+      return 2 * N;
+    }
+    if (Topo == MPI_GRAPH) {
+      int Rank;
+      PMPI_Comm_rank(RC, &Rank);
+      PMPI_Graph_neighbors_count(RC, Rank, &N);
+      return N;
+    }
+    if (Topo != MPI_DIST_GRAPH)
+      return 0; // MPI reports the error of the call itself
+    int In = 0, Out = 0, W;
+    PMPI_Dist_graph_neighbors_count(RC, &In, &Out, &W);
+    return Recv ? In : Out;
+  }
+  int Inter = 0;
+  PMPI_Comm_test_inter(RC, &Inter);
+  if (Inter)
+    PMPI_Comm_remote_size(RC, &N);
+  else
+    PMPI_Comm_size(RC, &N);
+  return N;
 }
 
 } // namespace mpi
@@ -366,10 +516,27 @@ int MPI_Group_excl(MPI_Group G, int N, const int Ranks[], MPI_Group *Out) {
     return PMPI_Group_excl(G, N, Ranks, Out);
   return groupRanks(G, N, Ranks, Out, Recipe::GroupExcl);
 }
+// The recipe holds N, then the N triplets (the replay passes N to MPI).
+static int groupRanges(MPI_Group G, int N, int Ranges[][3], MPI_Group *Out,
+                       Recipe How) {
+  int *I = static_cast<int *>(scratch((3 * N + 1) * sizeof(int)));
+  I[0] = N;
+  if (N > 0)
+    memcpy(I + 1, &Ranges[0][0], 3 * N * sizeof(int));
+  uint64_t H[] = {bits(G)};
+  int R = create(ObjKind::Group, How, Out, 3 * N + 1, I, 0, nullptr, 1, H);
+  scratchFree(I);
+  return R;
+}
 int MPI_Group_range_incl(MPI_Group G, int N, int Ranges[][3], MPI_Group *Out) {
   if (Bypass)
     return PMPI_Group_range_incl(G, N, Ranges, Out);
-  return groupRanks(G, 3 * N, &Ranges[0][0], Out, Recipe::GroupRangeIncl);
+  return groupRanges(G, N, Ranges, Out, Recipe::GroupRangeIncl);
+}
+int MPI_Group_range_excl(MPI_Group G, int N, int Ranges[][3], MPI_Group *Out) {
+  if (Bypass)
+    return PMPI_Group_range_excl(G, N, Ranges, Out);
+  return groupRanges(G, N, Ranges, Out, Recipe::GroupRangeExcl);
 }
 
 static int groupPair(MPI_Group A, MPI_Group B, MPI_Group *Out, Recipe How) {

@@ -1403,6 +1403,7 @@ int siteNonBlocking(int Kind, int (*Take)()) {
   if (!Want && !L->Initiated)
     return CCC_NONE;
   WantNext = false;
+  refuseIfUnsupported();
   return startCheckpoint(Take);
 }
 

@@ -25,8 +25,9 @@ Conversions, decided from the C prototype:
   - CHARACTER arguments have a hidden length after all others.
 A function with an argument none of these covers (callbacks, attribute
 values, argv...) is refused under its Fortran name, never passed to MPI
-unseen; so are `refuse` functions and `proto` functions not written by hand
-yet, as in C. Functions without a Fortran binding (f2c/c2f, MPI_T_*) get
+unseen (at the call: it cannot run). `refuse` functions and `proto`
+functions not written by hand yet run, and are refused at the next
+checkpoint under their Fortran name, as in C. Functions without a Fortran binding (f2c/c2f, MPI_T_*) get
 nothing, nor do the MPICH-only ones ([only:mpich]): MPICH's Fortran bindings
 call the C functions, which the layer defines.
 
@@ -233,7 +234,9 @@ def entry(status, ret, name, params, note, done, refused=None):
     sig = ", ".join(allp) or "void"
     lines = [f"{fret} {fname}({sig}) {{"]
     if refused:
-        lines.append(f"  if (Active)\n    refuse(\"{name.upper()} (Fortran)\","
+        # Noted under the Fortran name before the C function notes its own;
+        # the refusal comes at the next checkpoint (gen_wrappers.py).
+        lines.append(f"  noteRefused(\"{name.upper()} (Fortran)\","
                      f" \"{refused}\");")
     lines += ["  " + s for s in pre]
     call = f"{name}({', '.join(args)})"

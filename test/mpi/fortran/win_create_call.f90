@@ -1,6 +1,7 @@
 ! win_create_call.f90 - a Fortran MPI call ccc cannot checkpoint (one-sided
-! communication) stops the job with a ccc: error naming the Fortran
-! function: the layer's Fortran entry point, not MPI's, received the call.
+! communication) runs, and the next checkpoint stops the job with a ccc:
+! error naming the Fortran function: the layer's Fortran entry point, not
+! MPI's, received the call.
 program win_create_call
   use mpi
   implicit none
@@ -11,6 +12,7 @@ program win_create_call
   buf = 0
   size = 32
   call MPI_WIN_CREATE(buf, size, 8, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+  call ccc_checkpoint_force()
   print *, 'not reached'
   call MPI_WIN_FREE(win, ierr)
   call MPI_FINALIZE(ierr)

@@ -1,6 +1,9 @@
 // one_sided_call.c - an MPI call ccc cannot checkpoint (one-sided
-// communication) stops the job with a ccc: error naming it, instead of
-// running on with checkpoints that would silently miss its effects.
+// communication) runs, and the next checkpoint stops the job with a ccc:
+// error naming it, instead of writing an image that would silently miss
+// its effects.
+#include "ccc.h"
+
 #include <mpi.h>
 #include <stdio.h>
 
@@ -8,8 +11,10 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   double Buf[4] = {0};
   MPI_Win Win;
-  MPI_Win_create(Buf, sizeof Buf, sizeof(double), MPI_INFO_NULL,
-                 MPI_COMM_WORLD, &Win);
+  MPI_Win_create(Buf, sizeof Buf, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
+                 &Win);
+  printf("window made\n");
+  ccc_checkpoint_force();
   printf("not reached\n");
   MPI_Win_free(&Win);
   MPI_Finalize();
