@@ -6,8 +6,9 @@
 // filetype, write_at_all, sync, get_size, read_at, close, delete),
 // non-blocking collectives (Ibarrier, Iallreduce with a user op on a dup of
 // MPI_COMM_WORLD, Ialltoallw with derived datatypes), persistent requests
-// (Send_init, Recv_init, Startall, Waitall, Request_free), a matched probe
-// (Mprobe, Mrecv) and neighbourhood collectives on a Cartesian
+// (Send_init, Recv_init, Startall, Waitall, Request_free) and a matched
+// probe (Mprobe, Mrecv) -- refused when this was written, supported since --
+// and neighbourhood collectives on a Cartesian
 // communicator (Neighbor_allgather, Neighbor_alltoallw with derived
 // datatypes). Dynamic processes (Comm_spawn, ports) cannot run in a test
 // and are left out. Rank 0 prints what every call produced.
@@ -15,10 +16,8 @@
 // Built without NO_SITES, a forced checkpoint before the calls commits one
 // version and one after them must stop the job (the calls' state would be
 // missing from it); with CCC_DISABLE=1 it runs through. Built with
-// NO_SITES it has no site at all: it must run as without ccc. Under
-// CCC_PROTOCOL=nonblocking the persistent and matched-probe calls stop the
-// job at once (their messages would lack the protocol's header); the
-// argument no-p2p leaves them out.
+// NO_SITES it has no site at all: it must run as without ccc. The
+// argument no-p2p leaves the persistent and matched-probe calls out.
 //   usage: refused_calls [no-p2p]
 #ifndef NO_SITES
 #include "ccc.h"
