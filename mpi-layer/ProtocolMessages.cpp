@@ -1,0 +1,682 @@
+//===- ProtocolMessages.cpp - C3: messages, headers, log replay -----------===//
+//
+// Part of the non-blocking protocol (Protocol.cpp): the header each message
+// carries, how a send or receive is classified (intra-epoch, late, early)
+// and logged, and how a restart replays late messages, wildcard choices and
+// test outcomes from the log and suppresses early sends.
+//
+//===----------------------------------------------------------------------===//
+#include "Layer.h"
+#include "ProtocolInternal.h"
+
+#include "../rt/Log.h"
+
+#include <cstring>
+
+namespace ccc {
+namespace mpi {
+namespace nb {
+
+//===-- Piggybacking ------------------------------------------------------===//
+
+// A datatype for the header followed by Count elements of Type at Buf
+// (absolute addresses: used with MPI_BOTTOM).
+MPI_Datatype withHeader(uint32_t *Hdr, const void *Buf, int Count,
+                        MPI_Datatype Type) {
+  int Lens[2] = {2, Count};
+  MPI_Aint Displs[2];
+  PMPI_Get_address(Hdr, &Displs[0]);
+  PMPI_Get_address(Buf, &Displs[1]);
+  MPI_Datatype Types[2] = {MPI_UINT32_T, Type};
+  MPI_Datatype T;
+  PMPI_Type_create_struct(2, Lens, Displs, Types, &T);
+  PMPI_Type_commit(&T);
+  return T;
+}
+
+// Small contiguous messages travel as one byte buffer, the header then the
+// data (a datatype made and freed per message costs more than the copy).
+// It is the same byte stream as the struct datatype sends, so either side
+// may use either form.
+constexpr int kPackMax = 4096;
+
+// Per real datatype: its size if its elements lie contiguous, else -1.
+// Three type queries per message were a good part of the layer's cost on
+// small messages; the cache is emptied whenever the program frees a
+// datatype (MPI may reuse the handle).
+struct TypeShape {
+  MPI_Datatype Type;
+  int Size;
+  bool Valid;
+};
+TypeShape Shapes[32];
+
+__attribute__((noinline)) int contiguousSizeSlow(MPI_Datatype Type,
+                                                 TypeShape &E) {
+  int Size;
+  PMPI_Type_size(Type, &Size);
+  MPI_Aint Lb, Ext, TLb, TExt;
+  PMPI_Type_get_extent(Type, &Lb, &Ext);
+  PMPI_Type_get_true_extent(Type, &TLb, &TExt);
+  bool Contiguous = Lb == 0 && TLb == 0 && Ext == Size && TExt == Size;
+  E = {Type, Contiguous ? Size : -1, true};
+  return E.Size;
+}
+
+inline int contiguousSize(MPI_Datatype Type) {
+  uint64_t H = handleBits(Type);
+  TypeShape &E = Shapes[(H ^ H >> 5 ^ H >> 12) % 32];
+  if (E.Valid && E.Type == Type)
+    return E.Size;
+  return contiguousSizeSlow(Type, E);
+}
+
+// The bytes of Count elements of Type if they are contiguous and at most
+// kPackMax, else -1.
+inline int packedBytes(int Count, MPI_Datatype Type) {
+  int Size = contiguousSize(Type);
+  if (Size < 0 || Count < 0 || (int64_t)Count * Size > kPackMax)
+    return -1;
+  return Count * Size;
+}
+
+// A message MPI truncated without delivering its header (MPICH delivers
+// nothing of a truncated message): the protocol cannot tell which side of
+// a recovery line it was sent on, so no later checkpoint could be proven
+// consistent.
+[[noreturn]] void headerMissing(const MPI_Status &S) {
+  fatal("a message from rank %d (tag %d) was truncated (the receive posted "
+        "fewer bytes than were sent) and MPI delivered none of it; under "
+        "CCC_PROTOCOL=nonblocking the layer needs its first %d bytes",
+        S.MPI_SOURCE, S.MPI_TAG, kHeaderBytes);
+}
+
+// The status the program sees: as if there were no header.
+void stripHeader(MPI_Status &S) {
+  MPI_Count Bytes = statusBytes(S);
+  if (Bytes < kHeaderBytes)
+    headerMissing(S);
+  setStatusBytes(S, Bytes - kHeaderBytes);
+}
+
+// A packed message (Msg: header, then data) to the program's contiguous
+// buffer of Cap bytes; strips the header from the status. A truncated
+// message's status may count more than arrived (Open MPI counts what was
+// sent), so at most Cap bytes are copied.
+void unpackReceived(const char *Msg, void *Buf, int Cap, MPI_Status &S) {
+  MPI_Count Bytes = statusBytes(S);
+  if (Bytes < kHeaderBytes)
+    headerMissing(S);
+  MPI_Count Data = Bytes - kHeaderBytes;
+  if (Data)
+    memcpy(Buf, Msg + kHeaderBytes, Data < Cap ? Data : Cap);
+  setStatusBytes(S, Data);
+}
+
+bool isWild(int Src, int Tag) {
+  return Src == MPI_ANY_SOURCE || Tag == MPI_ANY_TAG;
+}
+
+// True if the send to world rank W with the next sequence number must be
+// suppressed (its receiver got it before its checkpoint).
+bool suppress(int W) {
+  if (L->M != Mode::Restore || !WE)
+    return false;
+  WasEarly &E = WE[W];
+  if (E.Next >= E.N || E.Seqs[E.Next] != L->SentEp[W])
+    return false;
+  E.Next++;
+  WasEarlyLeft--;
+  TRACE("%d epoch %u: send to %d (seq %llu) suppressed: it was early", L->Rank,
+        L->Epoch, W, (unsigned long long)L->SentEp[W]);
+  L->SentEp[W]++;
+  maybeEndRestore();
+  return true;
+}
+
+void fillHeader(uint32_t *Hdr, int W) {
+  Hdr[0] = L->Epoch << 1 | (L->M == Mode::NonDetLog ? 1 : 0);
+  Hdr[1] = (uint32_t)L->SentEp[W];
+}
+
+// Classifies a message the layer received (header Hdr, program status S
+// already stripped) for receive operation Op posted with (Src, Tag) on C.
+// Data/Bytes: the message in packed form, for the log (may be null: then
+// Buf/Count/Type are packed on demand).
+void classify(const uint32_t *Hdr, MPI_Comm C, int Src, int Tag, uint64_t Op,
+              const MPI_Status &S, const void *Packed, size_t PackedBytes,
+              const void *Buf, MPI_Datatype Type) {
+  int W = worldRank(C, S.MPI_SOURCE);
+  if (W < 0)
+    fatal("protocol error: message from unknown rank %d", S.MPI_SOURCE);
+  uint32_t E = Hdr[0] >> 1;
+  bool SenderLogging = Hdr[0] & 1;
+  if (E + 1 == L->Epoch) {
+    L->LateGot[W]++;
+    if (!Packed) {
+      // Pack what arrived, in the program's datatype.
+      MPI_Count Bytes = 0;
+      PMPI_Get_elements_x(&S, MPI_BYTE, &Bytes);
+      MPI_Datatype RT = realType(Type);
+      int Size;
+      PMPI_Type_size(RT, &Size);
+      int K = Size ? (int)(Bytes / Size) : 0;
+      int Cap;
+      PMPI_Pack_size(K, RT, Private, &Cap);
+      char *P = static_cast<char *>(scratch(Cap));
+      int Pos = 0;
+      if (K)
+        PMPI_Pack(Buf, K, RT, P, Cap, &Pos, Private);
+      record(RecKind::Late, 0, Op, handleBits(C), S.MPI_SOURCE, S.MPI_TAG, P,
+             Pos, 0);
+      scratchFree(P);
+    } else {
+      record(RecKind::Late, 0, Op, handleBits(C), S.MPI_SOURCE, S.MPI_TAG,
+             Packed, PackedBytes, 0);
+    }
+    TRACE("%d epoch %u: late message from %d (tag %d) logged", L->Rank,
+          L->Epoch, W, S.MPI_TAG);
+    checkPeriod();
+  } else if (E == L->Epoch) {
+    L->RecvEp[W]++;
+    if (L->M == Mode::NonDetLog) {
+      if (!SenderLogging) {
+        toRecvOnly("message from a rank that stopped logging");
+      } else if (isWild(Src, Tag)) {
+        record(RecKind::Wild, 0, Op, handleBits(C), S.MPI_SOURCE, S.MPI_TAG,
+               nullptr, 0, 0);
+        TRACE("%d epoch %u: wildcard receive matched %d (tag %d): logged",
+              L->Rank, L->Epoch, W, S.MPI_TAG);
+      }
+    }
+  } else if (E == L->Epoch + 1) {
+    L->EarlyEp[W]++;
+    if (L->NEarly == L->CapEarly) {
+      uint32_t Cap = L->CapEarly ? 2 * L->CapEarly : 64;
+      auto *N = static_cast<EarlyEntry *>(saved(Cap * sizeof(EarlyEntry)));
+      if (L->NEarly)
+        memcpy(N, L->Early, L->NEarly * sizeof(EarlyEntry));
+      __ccc_free(L->Early);
+      L->Early = N;
+      L->CapEarly = Cap;
+    }
+    L->Early[L->NEarly++] = {W, Hdr[1]};
+    L->Initiated = true;
+    TRACE("%d epoch %u: early message from %d (seq %u) registered", L->Rank,
+          L->Epoch, W, Hdr[1]);
+  } else {
+    fatal("protocol error: message of epoch %u from rank %d in epoch %u", E, W,
+          L->Epoch);
+  }
+}
+
+//===-- Replay ------------------------------------------------------------===//
+
+bool compatible(const Record &R, MPI_Comm C, int Src, int Tag) {
+  return R.Comm == handleBits(C) && (Src == MPI_ANY_SOURCE || Src == R.Src) &&
+         (Tag == MPI_ANY_TAG || Tag == R.Tag);
+}
+
+void use(size_t I) {
+  RP.Used[I] = true;
+  RP.Left--;
+  maybeEndRestore();
+}
+
+// For receive operation Op with (Src, Tag) on C during Restore: a late
+// message from the log as a Message (saved heap, freed by deliver()), or
+// null; a logged wildcard choice narrows Src and Tag.
+Message *resolve(uint64_t Op, MPI_Comm C, int *Src, int *Tag) {
+  if (L->M != Mode::Restore || !RP.N)
+    return nullptr;
+  size_t Found = RP.N;
+  for (size_t I = 0; I < RP.N && Found == RP.N; ++I)
+    if (!RP.Used[I] &&
+        (RP.Recs[I].Kind == RecKind::Late ||
+         RP.Recs[I].Kind == RecKind::Wild) &&
+        RP.Recs[I].Op == Op && compatible(RP.Recs[I], C, *Src, *Tag))
+      Found = I;
+  if (Found < RP.N && RP.Recs[Found].Kind == RecKind::Wild) {
+    *Src = RP.Recs[Found].Src;
+    *Tag = RP.Recs[Found].Tag;
+    TRACE("%d epoch %u: wildcard receive replayed from %d (tag %d)", L->Rank,
+          L->Epoch, *Src, *Tag);
+    use(Found);
+    return nullptr;
+  }
+  // A late message: this operation's own, or (after the replayed part, when
+  // execution may differ) the oldest one it can match, as MPI would.
+  for (size_t I = 0; I < RP.N && Found == RP.N; ++I)
+    if (!RP.Used[I] && RP.Recs[I].Kind == RecKind::Late &&
+        compatible(RP.Recs[I], C, *Src, *Tag))
+      Found = I;
+  if (Found == RP.N)
+    return nullptr;
+  const Record &R = RP.Recs[Found];
+  auto *M = static_cast<Message *>(saved(sizeof(Message) + R.Bytes));
+  M->Comm = C;
+  M->Source = R.Src;
+  M->Tag = R.Tag;
+  M->Bytes = R.Bytes;
+  memcpy(M->Data, RP.Payload[Found], R.Bytes);
+  TRACE("%d epoch %u: late message from %d (tag %d) replayed from the log",
+        L->Rank, L->Epoch, R.Src, R.Tag);
+  use(Found);
+  return M;
+}
+
+void loadReplay(char *Data, size_t Len) {
+  RP = Replay();
+  RP.Data = Data;
+  size_t N = 0;
+  for (size_t Off = 0; Off + sizeof(Record) <= Len;) {
+    auto *R = reinterpret_cast<Record *>(Data + Off);
+    Off += sizeof(Record) + R->Bytes;
+    ++N;
+  }
+  RP.Recs = static_cast<Record *>(scratch(N * sizeof(Record)));
+  RP.Payload = static_cast<char **>(scratch(N * sizeof(char *)));
+  RP.Used = static_cast<bool *>(scratch(N));
+  size_t I = 0;
+  for (size_t Off = 0; Off + sizeof(Record) <= Len; ++I) {
+    memcpy(&RP.Recs[I], Data + Off, sizeof(Record));
+    RP.Payload[I] = Data + Off + sizeof(Record);
+    RP.Used[I] = false;
+    Off += sizeof(Record) + RP.Recs[I].Bytes;
+  }
+  RP.N = RP.Left = N;
+}
+
+// Exchanges the early registries: each rank learns which of its own sends
+// (by destination and sequence number) were received early.
+void exchangeEarly() {
+  int Size = L->Size;
+  int *Out = static_cast<int *>(scratch(4 * Size * sizeof(int)));
+  int *In = Out + Size, *OutD = In + Size, *InD = OutD + Size;
+  memset(Out, 0, Size * sizeof(int));
+  for (uint32_t I = 0; I < L->NEarly; ++I)
+    Out[L->Early[I].Src]++;
+  PMPI_Alltoall(Out, 1, MPI_INT, In, 1, MPI_INT, Private);
+  int NOut = 0, NIn = 0;
+  for (int Q = 0; Q < Size; ++Q) {
+    OutD[Q] = NOut;
+    InD[Q] = NIn;
+    NOut += Out[Q];
+    NIn += In[Q];
+  }
+  auto *SendBuf = static_cast<uint64_t *>(scratch((NOut + 1) * 8));
+  auto *RecvBuf = static_cast<uint64_t *>(scratch((NIn + 1) * 8));
+  int *Fill = static_cast<int *>(scratch(Size * sizeof(int)));
+  memcpy(Fill, OutD, Size * sizeof(int));
+  for (uint32_t I = 0; I < L->NEarly; ++I)
+    SendBuf[Fill[L->Early[I].Src]++] = L->Early[I].Seq;
+  PMPI_Alltoallv(SendBuf, Out, OutD, MPI_UINT64_T, RecvBuf, In, InD,
+                 MPI_UINT64_T, Private);
+  WE = static_cast<WasEarly *>(scratch(Size * sizeof(WasEarly)));
+  WasEarlyLeft = 0;
+  for (int Q = 0; Q < Size; ++Q) {
+    WE[Q] = WasEarly();
+    WE[Q].N = In[Q];
+    WE[Q].Seqs = RecvBuf + InD[Q];
+    // Sorted, so sends are matched in order.
+    for (uint32_t A = 1; A < WE[Q].N; ++A)
+      for (uint32_t B = A; B > 0 && WE[Q].Seqs[B - 1] > WE[Q].Seqs[B]; --B) {
+        uint64_t T = WE[Q].Seqs[B];
+        WE[Q].Seqs[B] = WE[Q].Seqs[B - 1];
+        WE[Q].Seqs[B - 1] = T;
+      }
+    WasEarlyLeft += In[Q];
+  }
+  TRACE("%d epoch %u: %u early messages registered here, %llu sends to "
+        "suppress",
+        L->Rank, L->Epoch, L->NEarly, (unsigned long long)WasEarlyLeft);
+  L->NEarly = 0;
+  scratchFree(SendBuf);
+  scratchFree(Fill);
+  scratchFree(Out);
+}
+
+} // namespace nb
+using namespace nb;
+
+//===-- Sends and receives ------------------------------------------------===//
+
+int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
+           MPI_Comm C, int Kind) {
+  nbProgress();
+  MPI_Comm RC = realComm(C);
+  MPI_Datatype RT = realType(Type);
+  typedef int (*Fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+  static const Fn Fns[4] = {PMPI_Send, PMPI_Ssend, PMPI_Bsend, PMPI_Rsend};
+  if (Dest == MPI_PROC_NULL)
+    return Fns[Kind](Buf, Count, RT, Dest, Tag, RC);
+  int W = worldRank(C, Dest);
+  if (W < 0)
+    return Fns[Kind](Buf, Count, RT, Dest, Tag, RC); // MPI reports the error
+  if (suppress(W))
+    return MPI_SUCCESS;
+  int R;
+  if (int N = packedBytes(Count, RT); N >= 0) {
+    alignas(8) char Msg[kHeaderBytes + kPackMax];
+    fillHeader(reinterpret_cast<uint32_t *>(Msg), W);
+    memcpy(Msg + kHeaderBytes, Buf, N);
+    R = Fns[Kind](Msg, kHeaderBytes + N, MPI_BYTE, Dest, Tag, RC);
+  } else {
+    uint32_t Hdr[2];
+    fillHeader(Hdr, W);
+    MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
+    R = Fns[Kind](MPI_BOTTOM, 1, T, Dest, Tag, RC);
+    PMPI_Type_free(&T);
+  }
+  if (R == MPI_SUCCESS)
+    L->SentEp[W]++;
+  return R;
+}
+
+int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
+            MPI_Comm C, int Kind, MPI_Request *Out) {
+  nbProgress();
+  MPI_Comm RC = realComm(C);
+  MPI_Datatype RT = realType(Type);
+  typedef int (*Fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
+                    MPI_Request *);
+  static const Fn Fns[4] = {PMPI_Isend, PMPI_Issend, PMPI_Ibsend, PMPI_Irsend};
+  Request *R;
+  MPI_Request H = newRequest(ReqKind::Send, &R);
+  R->Peer = Dest;
+  R->Tag = Tag;
+  R->Comm = C;
+  int W = Dest == MPI_PROC_NULL ? -1 : worldRank(C, Dest);
+  int Err;
+  if (W < 0) {
+    R->Raw = true;
+    Err = Fns[Kind](Buf, Count, RT, Dest, Tag, RC, &R->Real);
+  } else if (suppress(W)) {
+    R->Done = true;
+    R->Status.MPI_ERROR = MPI_SUCCESS;
+    Err = MPI_SUCCESS;
+  } else if (int N = packedBytes(Count, RT); N >= 0) {
+    // The block lives until the request is released.
+    auto *Msg = static_cast<char *>(saved(kHeaderBytes + N));
+    R->Hdr = reinterpret_cast<uint32_t *>(Msg);
+    R->Packed = true;
+    fillHeader(R->Hdr, W);
+    memcpy(Msg + kHeaderBytes, Buf, N);
+    Err = Fns[Kind](Msg, kHeaderBytes + N, MPI_BYTE, Dest, Tag, RC, &R->Real);
+    if (Err == MPI_SUCCESS)
+      L->SentEp[W]++;
+  } else {
+    uint32_t *Hdr = headerOf(*R);
+    fillHeader(Hdr, W);
+    MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
+    Err = Fns[Kind](MPI_BOTTOM, 1, T, Dest, Tag, RC, &R->Real);
+    PMPI_Type_free(&T);
+    if (Err == MPI_SUCCESS)
+      L->SentEp[W]++;
+  }
+  if (Err != MPI_SUCCESS) {
+    releaseRequest(H);
+    return Err;
+  }
+  *Out = H;
+  return MPI_SUCCESS;
+}
+
+int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
+           MPI_Comm C, MPI_Status *Status) {
+  nbProgress();
+  if (Message *M = takePending(C, Src, Tag, true))
+    return deliver(M, Buf, Count, Type, Status);
+  MPI_Status Local;
+  MPI_Status *S = Status == MPI_STATUS_IGNORE ? &Local : Status;
+  MPI_Datatype RT = realType(Type);
+  if (Src == MPI_PROC_NULL)
+    return PMPI_Recv(Buf, Count, RT, Src, Tag, realComm(C), S);
+  uint64_t Op = ++L->RecvSeq;
+  int PSrc = Src, PTag = Tag;
+  if (Message *M = resolve(Op, C, &Src, &Tag))
+    return deliver(M, Buf, Count, Type, Status);
+  int R;
+  if (int N = packedBytes(Count, RT); N >= 0) {
+    alignas(8) char Msg[kHeaderBytes + kPackMax];
+    R = PMPI_Recv(Msg, kHeaderBytes + N, MPI_BYTE, Src, Tag, realComm(C), S);
+    if (messageArrived(R)) {
+      unpackReceived(Msg, Buf, N, *S);
+      classify(reinterpret_cast<uint32_t *>(Msg), C, PSrc, PTag, Op, *S,
+               nullptr, 0, Buf, Type);
+    }
+    return R;
+  }
+  uint32_t Hdr[2];
+  MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
+  R = PMPI_Recv(MPI_BOTTOM, 1, T, Src, Tag, realComm(C), S);
+  PMPI_Type_free(&T);
+  if (messageArrived(R)) {
+    stripHeader(*S);
+    classify(Hdr, C, PSrc, PTag, Op, *S, nullptr, 0, Buf, Type);
+  }
+  return R;
+}
+
+// Posts receive request R (Op already assigned) to MPI, unless the log
+// completes it.
+void postReceive(Request &R) {
+  int Src = R.Peer, Tag = R.Tag;
+  if (Message *M = resolve(R.Op, R.Comm, &Src, &Tag)) {
+    deliver(M, R.Buf, R.Count, R.Type, &R.Status);
+    R.Done = true;
+    return;
+  }
+  if (Src == MPI_PROC_NULL) {
+    R.Raw = true;
+    PMPI_Irecv(R.Buf, R.Count, realType(R.Type), Src, Tag, realComm(R.Comm),
+               &R.Real);
+    return;
+  }
+  if (int N = packedBytes(R.Count, realType(R.Type)); N >= 0) {
+    __ccc_free(R.Hdr);
+    R.Hdr = static_cast<uint32_t *>(saved(kHeaderBytes + N));
+    R.Packed = true;
+    PMPI_Irecv(R.Hdr, kHeaderBytes + N, MPI_BYTE, Src, Tag, realComm(R.Comm),
+               &R.Real);
+    return;
+  }
+  R.Packed = false;
+  uint32_t *Hdr = headerOf(R);
+  MPI_Datatype T = withHeader(Hdr, R.Buf, R.Count, realType(R.Type));
+  PMPI_Irecv(MPI_BOTTOM, 1, T, Src, Tag, realComm(R.Comm), &R.Real);
+  PMPI_Type_free(&T);
+}
+
+int nbIrecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
+            MPI_Comm C, MPI_Request *Out) {
+  nbProgress();
+  Request *R;
+  MPI_Request H = newRequest(ReqKind::Recv, &R);
+  R->Buf = Buf;
+  R->Count = Count;
+  R->Type = Type;
+  R->Peer = Src;
+  R->Tag = Tag;
+  R->Comm = C;
+  if (Message *M = takePending(C, Src, Tag, true)) {
+    deliver(M, Buf, Count, Type, &R->Status);
+    R->Done = true;
+    *Out = H;
+    return MPI_SUCCESS;
+  }
+  if (Src != MPI_PROC_NULL)
+    R->Op = ++L->RecvSeq;
+  postReceive(*R);
+  *Out = H;
+  return MPI_SUCCESS;
+}
+
+void nbCompleted(Request &R, MPI_Status &S) {
+  if (R.Raw || R.Kind != ReqKind::Recv)
+    return;
+  if (statusCancelled(S))
+    return;
+  if (R.Packed)
+    unpackReceived(reinterpret_cast<char *>(R.Hdr), R.Buf,
+                   packedBytes(R.Count, realType(R.Type)), S);
+  else
+    stripHeader(S);
+  classify(headerOf(R), R.Comm, R.Peer, R.Tag, R.Op, S, nullptr, 0, R.Buf,
+           R.Type);
+}
+
+// Probes see messages as the program would: the layer receives a probed
+// message into L->Pending (classifying it then) and reports that.
+bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status) {
+  nbProgress();
+  if (Src == MPI_PROC_NULL) {
+    int Flag = 1;
+    if (Block)
+      PMPI_Probe(Src, Tag, realComm(C), Status);
+    else
+      PMPI_Iprobe(Src, Tag, realComm(C), &Flag, Status);
+    return Flag;
+  }
+  Event E = Block ? Event::Probe : Event::Iprobe;
+  int64_t V[3];
+  int NV;
+  bool Replayed = replayEvent(E, V, 3, &NV);
+  if (Replayed) {
+    if (!V[0])
+      return false;
+    Src = (int)V[1];
+    Tag = (int)V[2];
+  }
+  Message *M = takePending(C, Src, Tag, false);
+  if (!M) {
+    uint64_t Op = 0;
+    int RSrc = Src, RTag = Tag;
+    // A late message in the log is older than anything MPI holds.
+    if (L->M == Mode::Restore) {
+      Op = ++L->RecvSeq;
+      M = resolve(Op, C, &RSrc, &RTag);
+    }
+    if (!M) {
+      MPI_Status S;
+      int Flag = 1;
+      if (Block || Replayed)
+        PMPI_Probe(RSrc, RTag, realComm(C), &S);
+      else
+        PMPI_Iprobe(RSrc, RTag, realComm(C), &Flag, &S);
+      if (!Flag) {
+        if (Op)
+          --L->RecvSeq; // nothing received: no operation
+        int64_t Zero = 0;
+        logEvent(E, &Zero, 1);
+        return false;
+      }
+      if (!Op)
+        Op = ++L->RecvSeq;
+      MPI_Count Bytes;
+      PMPI_Get_elements_x(&S, MPI_BYTE, &Bytes);
+      char *Raw = static_cast<char *>(scratch(Bytes));
+      PMPI_Recv(Raw, (int)Bytes, MPI_BYTE, S.MPI_SOURCE, S.MPI_TAG, realComm(C),
+                &S);
+      uint32_t Hdr[2];
+      memcpy(Hdr, Raw, kHeaderBytes);
+      size_t Data = Bytes - kHeaderBytes;
+      M = static_cast<Message *>(saved(sizeof(Message) + Data));
+      M->Comm = C;
+      M->Source = S.MPI_SOURCE;
+      M->Tag = S.MPI_TAG;
+      M->Bytes = Data;
+      memcpy(M->Data, Raw + kHeaderBytes, Data);
+      scratchFree(Raw);
+      stripHeader(S);
+      classify(Hdr, C, Src, Tag, Op, S, M->Data, Data, nullptr, MPI_BYTE);
+    }
+    (L->PendingTail ? L->PendingTail->Next : L->Pending) = M;
+    L->PendingTail = M;
+  }
+  int64_t Got[3] = {1, M->Source, M->Tag};
+  logEvent(E, Got, 3);
+  if (Status != MPI_STATUS_IGNORE) {
+    Status->MPI_SOURCE = M->Source;
+    Status->MPI_TAG = M->Tag;
+    Status->MPI_ERROR = MPI_SUCCESS;
+    PMPI_Status_set_cancelled(Status, 0);
+    PMPI_Status_set_elements_x(Status, MPI_BYTE, (MPI_Count)M->Bytes);
+  }
+  return true;
+}
+
+int contiguousBytes(int Count, MPI_Datatype RealType) {
+  return packedBytes(Count, RealType);
+}
+
+int elementBytesIfContiguous(MPI_Datatype RealType) {
+  return contiguousSize(RealType);
+}
+
+void forgetTypeShapes() {
+  for (TypeShape &E : Shapes)
+    E.Valid = false;
+}
+
+// A communicator made across the recovery line (some members of Parent past
+// their checkpoint, others not) could not be made again on restart: the
+// members before the line re-create it while restoring, the others only
+// when they re-execute the call. Such a line is therefore not committed;
+// the members past it say so and the previous version stays.
+void nbCommCreation(MPI_Comm Parent) {
+  MPI_Comm RC = realComm(Parent);
+  int N;
+  PMPI_Comm_size(RC, &N);
+  auto *Eps = static_cast<uint32_t *>(scratch(N * sizeof(uint32_t)));
+  PMPI_Allgather(&L->Epoch, 1, MPI_UINT32_T, Eps, 1, MPI_UINT32_T, RC);
+  uint32_t Min = L->Epoch;
+  for (int I = 0; I < N; ++I)
+    Min = Eps[I] < Min ? Eps[I] : Min;
+  scratchFree(Eps);
+  // Epochs differ by one at most: the members past the line are those in
+  // the larger one.
+  if (Min < L->Epoch && TakeResult == kWritten) {
+    logMessage("checkpoint %llu will not be committed: a communicator was "
+               "created while some of its members had taken it and others "
+               "not (it could not be re-created on restart)",
+               (unsigned long long)(L->VersionBase + L->Epoch));
+    TakeResult = kSaid;
+  }
+}
+
+//===-- Nondeterministic outcomes -----------------------------------------===//
+
+void logEvent(Event E, const int64_t *Vals, int NVals) {
+  if (L->M != Mode::NonDetLog)
+    return;
+  record(RecKind::Event, (uint8_t)E, 0, 0, 0, 0, Vals, NVals * 8, NVals);
+}
+
+bool replayEvent(Event E, int64_t *Vals, int MaxVals, int *NVals) {
+  if (L->M != Mode::Restore)
+    return false;
+  while (RP.NextEvent < RP.N && (RP.Recs[RP.NextEvent].Kind != RecKind::Event ||
+                                 RP.Used[RP.NextEvent]))
+    RP.NextEvent++;
+  if (RP.NextEvent >= RP.N)
+    return false;
+  const Record &R = RP.Recs[RP.NextEvent];
+  if (R.Ev != (uint8_t)E)
+    fatal("restart replay diverged: the log has event %d where the program "
+          "made call %d (is the program deterministic apart from MPI?)",
+          R.Ev, (int)E);
+  int N = R.NVals < MaxVals ? R.NVals : MaxVals;
+  memcpy(Vals, RP.Payload[RP.NextEvent], N * 8);
+  *NVals = R.NVals;
+  static const char *const Names[] = {"Test",    "Testany", "Testsome",
+                                      "Testall", "Waitany", "Waitsome",
+                                      "Iprobe",  "Probe"};
+  TRACE("%d epoch %u: %s outcome replayed from the log (%lld)", L->Rank,
+        L->Epoch, Names[R.Ev], (long long)(N ? Vals[0] : 0));
+  use(RP.NextEvent);
+  return true;
+}
+
+} // namespace mpi
+} // namespace ccc
