@@ -37,8 +37,8 @@ import re
 import sys
 
 from gen_fortran import NO_IERROR, NOT_CONVERTED, NotConverted, convert, \
-    fortran_names
-from gen_wrappers import param_name, param_type, parse_spec, split_params
+    fortran_names, param_shape
+from gen_wrappers import parse_spec, split_params
 
 HANDLE_TYPES = ("MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Op",
                 "MPI_Request", "MPI_Info", "MPI_Errhandler", "MPI_Message",
@@ -127,12 +127,7 @@ def procedure(ret, name, params):
     decls, actuals, dummies, pre = [], [], [], []
     need_sp = need_ssp = False
     for p in ps:
-        n = param_name(p)
-        t = param_type(p)
-        array = "[" in p[p.rfind(n):]
-        base = t.replace("const", "").replace("*", "").strip()
-        ptr = "*" in t or array
-        const = t.startswith("const")
+        n, base, array, ptr, const = param_shape(p)
         if n in ("argc", "argv") and name.startswith("MPI_Init"):
             continue
         dummies.append(n)

@@ -75,6 +75,16 @@ def fortran_names(name):
     return low + "_", [low, low + "__", name.upper()]
 
 
+def param_shape(p):
+    """A C parameter's name, base type (no const, no *), whether it is an
+    array, a pointer (arrays included) and const."""
+    n = param_name(p)
+    t = param_type(p)
+    array = "[" in p[p.rfind(n):]
+    base = t.replace("const", "").replace("*", "").strip()
+    return n, base, array, "*" in t or array, t.startswith("const")
+
+
 def convert(name, ps):
     """Returns (Fortran parameters, statements before, call arguments,
     statements after, hidden lengths)."""
@@ -82,12 +92,8 @@ def convert(name, ps):
     names = [param_name(p) for p in ps]
     count = next((n for n in names if n in COUNTS), None)
     for p in ps:
-        n = param_name(p)
+        n, base, array, ptr, const = param_shape(p)
         t = param_type(p)
-        array = "[" in p[p.rfind(n):]
-        base = t.replace("const", "").replace("*", "").strip()
-        ptr = "*" in t or array
-        const = t.startswith("const")
         if n in ("argc", "argv") and name.startswith("MPI_Init"):
             args.append("nullptr")  # Fortran has no command line here
         elif base in SCALARS and not ptr:
