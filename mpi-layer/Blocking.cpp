@@ -82,9 +82,11 @@ void drainForCheckpoint() {
   }
   scratchFree(Expected);
   // Every message is now with its receiver, so every send completes; the
-  // image must not hold a send request a restart could not re-create.
+  // image must not hold a send request a restart could not re-create. Nor a
+  // non-blocking collective: the sites are collective, so every member
+  // started the collectives open at this one and they complete.
   forEachActiveRequest([](Request &R) {
-    if (R.Kind == ReqKind::Send)
+    if (R.Kind == ReqKind::Send || R.Kind == ReqKind::Coll)
       waitRequest(R);
   });
   forEachActiveRequest([](Request &R) {

@@ -1,13 +1,17 @@
 //===- Collectives.cpp - Collective operations ----------------------------===//
 //
-// Under the blocking protocol every rank takes its checkpoint at the same
-// collective site, so no collective crosses a recovery line: the layer only
-// translates handles and lets MPI's own algorithms run. Under the
-// non-blocking protocol the protocol runs at their end points
-// (CollectivesAtEndPoints.cpp).
+// Every collective is MPI's own call on the program's data, so a ccc build
+// computes the bits a build without ccc does. Under the blocking protocol
+// every rank takes its checkpoint at the same collective site, so no
+// collective crosses a recovery line: the layer only translates handles.
+// Under the non-blocking protocol each call also says where its results
+// land (its outputs at this rank), which the protocol logs while a
+// checkpoint is open and puts back when a restart re-executes a collective
+// that crossed the line (ProtocolCollectives.cpp). Non-blocking collectives:
+// NonblockingCollectives.cpp; neighbourhood ones: NeighbourCollectives.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "Layer.h"
+#include "CollectiveCalls.h"
 
 using namespace ccc::mpi;
 
@@ -16,83 +20,114 @@ extern "C" {
 int MPI_Barrier(MPI_Comm C) {
   if (Bypass)
     return PMPI_Barrier(C);
-  if (NonBlocking)
-    return nbBarrier(C);
-  return PMPI_Barrier(realComm(C));
+  return runCollective(
+      C, [] { return noOutputs(); },
+      [&] { return PMPI_Barrier(realComm(C)); });
 }
 
 int MPI_Bcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C) {
   if (Bypass)
     return PMPI_Bcast(B, N, T, Root, C);
-  if (NonBlocking)
-    return nbBcast(B, N, T, Root, C);
-  return PMPI_Bcast(B, N, realType(T), Root, realComm(C));
+  return runCollective(
+      C,
+      [&] {
+        return commRank(C) == Root ? noOutputs() : oneOutput(B, N, T);
+      },
+      [&] { return PMPI_Bcast(B, N, realType(T), Root, realComm(C)); });
 }
 
 int MPI_Reduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
                int Root, MPI_Comm C) {
   if (Bypass)
     return PMPI_Reduce(S, R, N, T, Op, Root, C);
-  if (NonBlocking)
-    return nbReduce(S, R, N, T, Op, Root, C);
-  return PMPI_Reduce(S, R, N, realType(T), realOp(Op), Root, realComm(C));
+  return runCollective(
+      C,
+      [&] {
+        return commRank(C) == Root ? oneOutput(R, N, T) : noOutputs();
+      },
+      [&] {
+        return PMPI_Reduce(S, R, N, realType(T), realOp(Op), Root,
+                           realComm(C));
+      });
 }
 
 int MPI_Allreduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
                   MPI_Comm C) {
   if (Bypass)
     return PMPI_Allreduce(S, R, N, T, Op, C);
-  if (NonBlocking)
-    return nbAllreduce(S, R, N, T, Op, C);
-  return PMPI_Allreduce(S, R, N, realType(T), realOp(Op), realComm(C));
+  return runCollective(
+      C, [&] { return oneOutput(R, N, T); },
+      [&] {
+        return PMPI_Allreduce(S, R, N, realType(T), realOp(Op), realComm(C));
+      });
 }
 
 int MPI_Scan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
              MPI_Comm C) {
   if (Bypass)
     return PMPI_Scan(S, R, N, T, Op, C);
-  if (NonBlocking)
-    return nbScan(S, R, N, T, Op, C, false);
-  return PMPI_Scan(S, R, N, realType(T), realOp(Op), realComm(C));
+  return runCollective(
+      C, [&] { return oneOutput(R, N, T); },
+      [&] {
+        return PMPI_Scan(S, R, N, realType(T), realOp(Op), realComm(C));
+      });
 }
 
 int MPI_Exscan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
                MPI_Comm C) {
   if (Bypass)
     return PMPI_Exscan(S, R, N, T, Op, C);
-  if (NonBlocking)
-    return nbScan(S, R, N, T, Op, C, true);
-  return PMPI_Exscan(S, R, N, realType(T), realOp(Op), realComm(C));
+  return runCollective(
+      C, [&] { return oneOutput(R, N, T); },
+      [&] {
+        return PMPI_Exscan(S, R, N, realType(T), realOp(Op), realComm(C));
+      });
 }
 
 int MPI_Gather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                MPI_Datatype RT, int Root, MPI_Comm C) {
   if (Bypass)
     return PMPI_Gather(S, SN, ST, R, RN, RT, Root, C);
-  if (NonBlocking)
-    return nbGatherv(S, SN, ST, R, nullptr, nullptr, RN, RT, Root, C);
-  return PMPI_Gather(S, SN, realType(ST), R, RN, realType(RT), Root,
-                     realComm(C));
+  return runCollective(
+      C,
+      [&] {
+        return commRank(C) == Root ? oneOutput(R, RN * commSize(C), RT)
+                                   : noOutputs();
+      },
+      [&] {
+        return PMPI_Gather(S, SN, realType(ST), R, RN, realType(RT), Root,
+                           realComm(C));
+      });
 }
 
 int MPI_Gatherv(const void *S, int SN, MPI_Datatype ST, void *R, const int RN[],
                 const int Displs[], MPI_Datatype RT, int Root, MPI_Comm C) {
   if (Bypass)
     return PMPI_Gatherv(S, SN, ST, R, RN, Displs, RT, Root, C);
-  if (NonBlocking)
-    return nbGatherv(S, SN, ST, R, RN, Displs, 0, RT, Root, C);
-  return PMPI_Gatherv(S, SN, realType(ST), R, RN, Displs, realType(RT), Root,
-                      realComm(C));
+  return runCollective(
+      C,
+      [&] {
+        return commRank(C) == Root
+                   ? blockOutputs(R, commSize(C), RN, Displs, RT)
+                   : noOutputs();
+      },
+      [&] {
+        return PMPI_Gatherv(S, SN, realType(ST), R, RN, Displs, realType(RT),
+                            Root, realComm(C));
+      });
 }
 
 int MPI_Scatter(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                 MPI_Datatype RT, int Root, MPI_Comm C) {
   if (Bypass)
     return PMPI_Scatter(S, SN, ST, R, RN, RT, Root, C);
-  if (NonBlocking)
-    return nbScatterv(S, nullptr, nullptr, SN, ST, R, RN, RT, Root, C);
-  return PMPI_Scatter(S, SN, realType(ST), R, RN, realType(RT), Root,
-                      realComm(C));
+  return runCollective(
+      C,
+      [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      [&] {
+        return PMPI_Scatter(S, SN, realType(ST), R, RN, realType(RT), Root,
+                            realComm(C));
+      });
 }
 
 int MPI_Scatterv(const void *S, const int SN[], const int Displs[],
@@ -100,19 +135,25 @@ int MPI_Scatterv(const void *S, const int SN[], const int Displs[],
                  MPI_Comm C) {
   if (Bypass)
     return PMPI_Scatterv(S, SN, Displs, ST, R, RN, RT, Root, C);
-  if (NonBlocking)
-    return nbScatterv(S, SN, Displs, 0, ST, R, RN, RT, Root, C);
-  return PMPI_Scatterv(S, SN, Displs, realType(ST), R, RN, realType(RT), Root,
-                       realComm(C));
+  return runCollective(
+      C,
+      [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      [&] {
+        return PMPI_Scatterv(S, SN, Displs, realType(ST), R, RN, realType(RT),
+                             Root, realComm(C));
+      });
 }
 
 int MPI_Allgather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                   MPI_Datatype RT, MPI_Comm C) {
   if (Bypass)
     return PMPI_Allgather(S, SN, ST, R, RN, RT, C);
-  if (NonBlocking)
-    return nbAllgatherv(S, SN, ST, R, nullptr, nullptr, RN, RT, C);
-  return PMPI_Allgather(S, SN, realType(ST), R, RN, realType(RT), realComm(C));
+  return runCollective(
+      C, [&] { return oneOutput(R, RN * commSize(C), RT); },
+      [&] {
+        return PMPI_Allgather(S, SN, realType(ST), R, RN, realType(RT),
+                              realComm(C));
+      });
 }
 
 int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
@@ -120,20 +161,24 @@ int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
                    MPI_Comm C) {
   if (Bypass)
     return PMPI_Allgatherv(S, SN, ST, R, RN, Displs, RT, C);
-  if (NonBlocking)
-    return nbAllgatherv(S, SN, ST, R, RN, Displs, 0, RT, C);
-  return PMPI_Allgatherv(S, SN, realType(ST), R, RN, Displs, realType(RT),
-                         realComm(C));
+  return runCollective(
+      C, [&] { return blockOutputs(R, commSize(C), RN, Displs, RT); },
+      [&] {
+        return PMPI_Allgatherv(S, SN, realType(ST), R, RN, Displs,
+                               realType(RT), realComm(C));
+      });
 }
 
 int MPI_Alltoall(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
                  MPI_Datatype RT, MPI_Comm C) {
   if (Bypass)
     return PMPI_Alltoall(S, SN, ST, R, RN, RT, C);
-  if (NonBlocking)
-    return nbAlltoallw(S, nullptr, nullptr, SN, nullptr, ST, R, nullptr,
-                       nullptr, RN, nullptr, RT, C);
-  return PMPI_Alltoall(S, SN, realType(ST), R, RN, realType(RT), realComm(C));
+  return runCollective(
+      C, [&] { return oneOutput(R, RN * commSize(C), RT); },
+      [&] {
+        return PMPI_Alltoall(S, SN, realType(ST), R, RN, realType(RT),
+                             realComm(C));
+      });
 }
 
 int MPI_Alltoallv(const void *S, const int SN[], const int SD[],
@@ -141,10 +186,12 @@ int MPI_Alltoallv(const void *S, const int SN[], const int SD[],
                   MPI_Datatype RT, MPI_Comm C) {
   if (Bypass)
     return PMPI_Alltoallv(S, SN, SD, ST, R, RN, RD, RT, C);
-  if (NonBlocking)
-    return nbAlltoallw(S, SN, SD, 0, nullptr, ST, R, RN, RD, 0, nullptr, RT, C);
-  return PMPI_Alltoallv(S, SN, SD, realType(ST), R, RN, RD, realType(RT),
-                        realComm(C));
+  return runCollective(
+      C, [&] { return blockOutputs(R, commSize(C), RN, RD, RT); },
+      [&] {
+        return PMPI_Alltoallv(S, SN, SD, realType(ST), R, RN, RD, realType(RT),
+                              realComm(C));
+      });
 }
 
 int MPI_Alltoallw(const void *S, const int SN[], const int SD[],
@@ -152,40 +199,46 @@ int MPI_Alltoallw(const void *S, const int SN[], const int SD[],
                   const int RD[], const MPI_Datatype RTs[], MPI_Comm C) {
   if (Bypass)
     return PMPI_Alltoallw(S, SN, SD, STs, R, RN, RD, RTs, C);
-  if (NonBlocking)
-    return nbAlltoallw(S, SN, SD, 0, STs, MPI_DATATYPE_NULL, R, RN, RD, 0, RTs,
-                       MPI_DATATYPE_NULL, C);
-  int Size;
-  PMPI_Comm_size(realComm(C), &Size);
-  auto *Types =
-      static_cast<MPI_Datatype *>(scratch(2 * Size * sizeof(MPI_Datatype)));
-  for (int I = 0; I < Size; ++I) {
-    Types[I] = S == MPI_IN_PLACE ? MPI_DATATYPE_NULL : realType(STs[I]);
-    Types[Size + I] = realType(RTs[I]);
-  }
-  int E =
-      PMPI_Alltoallw(S, SN, SD, Types, R, RN, RD, Types + Size, realComm(C));
-  scratchFree(Types);
-  return E;
+  int Size = commSize(C);
+  return runCollective(
+      C,
+      [&] { return typedOutputs(R, Size, RN, RD, false, RTs); },
+      [&] {
+        auto *Types = static_cast<MPI_Datatype *>(
+            scratch(2 * Size * sizeof(MPI_Datatype)));
+        for (int I = 0; I < Size; ++I) {
+          Types[I] = S == MPI_IN_PLACE ? MPI_DATATYPE_NULL : realType(STs[I]);
+          Types[Size + I] = realType(RTs[I]);
+        }
+        int E = PMPI_Alltoallw(S, SN, SD, Types, R, RN, RD, Types + Size,
+                               realComm(C));
+        scratchFree(Types);
+        return E;
+      });
 }
 
 int MPI_Reduce_scatter_block(const void *S, void *R, int N, MPI_Datatype T,
                              MPI_Op Op, MPI_Comm C) {
   if (Bypass)
     return PMPI_Reduce_scatter_block(S, R, N, T, Op, C);
-  if (NonBlocking)
-    return nbReduceScatter(S, R, nullptr, N, T, Op, C);
-  return PMPI_Reduce_scatter_block(S, R, N, realType(T), realOp(Op),
-                                   realComm(C));
+  return runCollective(
+      C, [&] { return oneOutput(R, N, T); },
+      [&] {
+        return PMPI_Reduce_scatter_block(S, R, N, realType(T), realOp(Op),
+                                         realComm(C));
+      });
 }
 
 int MPI_Reduce_scatter(const void *S, void *R, const int N[], MPI_Datatype T,
                        MPI_Op Op, MPI_Comm C) {
   if (Bypass)
     return PMPI_Reduce_scatter(S, R, N, T, Op, C);
-  if (NonBlocking)
-    return nbReduceScatter(S, R, N, 0, T, Op, C);
-  return PMPI_Reduce_scatter(S, R, N, realType(T), realOp(Op), realComm(C));
+  return runCollective(
+      C, [&] { return oneOutput(R, N[commRank(C)], T); },
+      [&] {
+        return PMPI_Reduce_scatter(S, R, N, realType(T), realOp(Op),
+                                   realComm(C));
+      });
 }
 
 //===-- Queries that take handles -----------------------------------------===//

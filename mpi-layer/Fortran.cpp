@@ -336,3 +336,100 @@ void mpi_errhandler_create_(void *fn, MPI_Fint *errhandler, MPI_Fint *ierror) {
 CCC_FORTRAN_ALIASES(mpi_errhandler_create, MPI_ERRHANDLER_CREATE,
                     (void *, MPI_Fint *, MPI_Fint *))
 }
+
+//===-- Alltoallw-like calls: arrays of datatypes -------------------------===//
+//
+// As long as the communicator's members, or its in- and out-neighbours.
+// The C functions keep what MPI reads after a non-blocking one returns, so
+// the converted arrays are temporaries here.
+
+namespace {
+
+MPI_Datatype *typesF2c(const MPI_Fint *T, int N) {
+  auto *C = static_cast<MPI_Datatype *>(
+      scratch((N > 0 ? N : 1) * sizeof(MPI_Datatype)));
+  for (int I = 0; I < N; ++I)
+    C[I] = MPI_Type_f2c(T[I]);
+  return C;
+}
+
+// The send and receive datatype arrays of a call on comm (Fortran).
+struct TypeArrays {
+  MPI_Datatype *Send, *Recv;
+  TypeArrays(void *SendBuf, const MPI_Fint *S, const MPI_Fint *R, MPI_Comm C,
+             bool Neighbour) {
+    int NS = typeArrayLength(C, Neighbour, false);
+    int NR = typeArrayLength(C, Neighbour, true);
+    Send = fortranBuffer(SendBuf) == MPI_IN_PLACE ? nullptr : typesF2c(S, NS);
+    Recv = typesF2c(R, NR);
+  }
+  ~TypeArrays() {
+    scratchFree(Send);
+    scratchFree(Recv);
+  }
+  TypeArrays(const TypeArrays &) = delete;
+  TypeArrays &operator=(const TypeArrays &) = delete;
+};
+
+} // namespace
+
+extern "C" {
+
+void mpi_alltoallw_(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+                    void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt,
+                    MPI_Fint *comm, MPI_Fint *ierror) {
+  MPI_Comm C = MPI_Comm_f2c(*comm);
+  TypeArrays T(sb, st, rt, C, false);
+  *ierror = MPI_Alltoallw(fortranBuffer(sb), sc, sd, T.Send, fortranBuffer(rb),
+                          rc, rd, T.Recv, C);
+}
+CCC_FORTRAN_ALIASES(mpi_alltoallw, MPI_ALLTOALLW,
+                    (void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *,
+                     MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                     MPI_Fint *))
+
+void mpi_ialltoallw_(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
+                     void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt,
+                     MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) {
+  MPI_Comm C = MPI_Comm_f2c(*comm);
+  TypeArrays T(sb, st, rt, C, false);
+  MPI_Request Q = MPI_REQUEST_NULL;
+  *ierror = MPI_Ialltoallw(fortranBuffer(sb), sc, sd, T.Send,
+                           fortranBuffer(rb), rc, rd, T.Recv, C, &Q);
+  *request = MPI_Request_c2f(Q);
+}
+CCC_FORTRAN_ALIASES(mpi_ialltoallw, MPI_IALLTOALLW,
+                    (void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *,
+                     MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                     MPI_Fint *, MPI_Fint *))
+
+void mpi_neighbor_alltoallw_(void *sb, MPI_Fint *sc, MPI_Aint *sd,
+                             MPI_Fint *st, void *rb, MPI_Fint *rc,
+                             MPI_Aint *rd, MPI_Fint *rt, MPI_Fint *comm,
+                             MPI_Fint *ierror) {
+  MPI_Comm C = MPI_Comm_f2c(*comm);
+  TypeArrays T(sb, st, rt, C, true);
+  *ierror = MPI_Neighbor_alltoallw(fortranBuffer(sb), sc, sd, T.Send,
+                                   fortranBuffer(rb), rc, rd, T.Recv, C);
+}
+CCC_FORTRAN_ALIASES(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW,
+                    (void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *,
+                     MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *,
+                     MPI_Fint *))
+
+void mpi_ineighbor_alltoallw_(void *sb, MPI_Fint *sc, MPI_Aint *sd,
+                              MPI_Fint *st, void *rb, MPI_Fint *rc,
+                              MPI_Aint *rd, MPI_Fint *rt, MPI_Fint *comm,
+                              MPI_Fint *request, MPI_Fint *ierror) {
+  MPI_Comm C = MPI_Comm_f2c(*comm);
+  TypeArrays T(sb, st, rt, C, true);
+  MPI_Request Q = MPI_REQUEST_NULL;
+  *ierror = MPI_Ineighbor_alltoallw(fortranBuffer(sb), sc, sd, T.Send,
+                                    fortranBuffer(rb), rc, rd, T.Recv, C, &Q);
+  *request = MPI_Request_c2f(Q);
+}
+CCC_FORTRAN_ALIASES(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
+                    (void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *,
+                     MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *,
+                     MPI_Fint *, MPI_Fint *))
+}

@@ -42,6 +42,15 @@ namespace mpi {
 
 //===-- Objects created by the program ------------------------------------===//
 
+// Collectives a rank started on one communicator (the non-blocking
+// protocol's recovery line for collectives, ProtocolCollectives.cpp): N in
+// all; Cut, N at this rank's last checkpoint; Max, the largest Cut of any
+// member when some member's is smaller (the collectives numbered below it
+// crossed the line), else 0.
+struct CollCount {
+  uint64_t N, Cut, Max;
+};
+
 enum class ObjKind : uint8_t {
   Comm,
   Type,
@@ -123,11 +132,14 @@ struct Object {
   uint64_t *Handles;
   MPI_User_function *Fn; // ops
   // Communicators: world rank of each member (for per-peer counters), and
-  // the tag of their collectives re-executed on CollComm, agreed by the
-  // members: distinct for any two communicators that share a member.
+  // a tag agreed by the members, distinct for any two communicators that
+  // share a member (with the lowest member, the key that names it in the
+  // non-blocking protocol's control messages).
   int Size;
   int *WorldRanks;
   int CollTag;
+  CollCount Coll;      // non-blocking protocol (ProtocolCollectives.cpp)
+  uint32_t FreedEpoch; // the epoch the program freed it in
   // Info objects: their keys and values, "key\0value\0" pairs (saved heap).
   char *Strings;
   uint32_t StringsLen;
@@ -140,7 +152,24 @@ struct Object {
 //===-- Requests ----------------------------------------------------------===//
 
 // Generalized: MPI_Grequest_start (GeneralizedRequests.cpp).
-enum class ReqKind : uint8_t { Send, Recv, Generalized };
+enum class ReqKind : uint8_t { Send, Recv, Generalized, Coll };
+
+// Where a collective leaves its results at this rank, so that the
+// non-blocking protocol can log them and a restart can put them back:
+// One: Count elements of Type at Buf; Blocks: N blocks of Counts[i]
+// elements of Type at Buf + Displs[i] extents; BlocksW: of Types[i] at
+// Buf + Displs[i] bytes (int displacements), BlocksWA (MPI_Aint ones).
+// Handles are the program's.
+struct CollOutputs {
+  enum Shape : uint8_t { None, One, Blocks, BlocksW, BlocksWA } S = None;
+  void *Buf = nullptr;
+  int Count = 0;
+  MPI_Datatype Type = MPI_DATATYPE_NULL;
+  int N = 0;
+  const int *Counts = nullptr;
+  const void *Displs = nullptr;
+  const MPI_Datatype *Types = nullptr;
+};
 
 struct Request {
   bool InUse;
@@ -173,6 +202,14 @@ struct Request {
   int CopyRoom;
   // Generalized requests: MPI_Grequest_complete was called.
   bool GComplete;
+  // Non-blocking collectives (Collectives.cpp): the collective's number on
+  // Comm, its outputs (saved heap, with copies of their arrays; the
+  // non-blocking protocol only), and whether they go to the message log
+  // when it completes (OpenAtLine: it was open at this rank's checkpoint).
+  uint64_t CollSeq;
+  CollOutputs *Outs;
+  bool LogIt, OpenAtLine;
+  MPI_Datatype *RealTypes; // Ialltoallw-like: MPI reads them until done
 };
 
 // A message received by the layer (drained at a checkpoint) and not yet
@@ -223,14 +260,13 @@ struct LayerState {
   uint32_t Epoch;       // checkpoints taken (restored with the image)
   uint64_t VersionBase; // checkpoint version = VersionBase + Epoch
   uint64_t RecvSeq;     // receive operations posted in this epoch
-  uint64_t CollSeq;     // collectives called in this epoch
+  CollCount WorldColl;  // collectives on MPI_COMM_WORLD
   uint64_t *SentEp;     // messages sent in this epoch (sequence numbers)
   uint64_t *RecvEp;     // intra-epoch messages received in this epoch
   uint64_t *EarlyEp;    // early messages (sender in the next epoch)
   uint64_t *LateGot;    // previous-epoch messages received (period)
   int64_t *LateWant;    // from Checkpoint-Initiated; -1 until it came
   int64_t *FutureWant;  // Checkpoint-Initiated for our next epoch
-  int NCtrl, NFuture;
   EarlyEntry *Early;
   uint32_t NEarly, CapEarly;
   int ThreadRequested;
@@ -494,9 +530,6 @@ int siteNonBlocking(int Kind, int (*Take)());
 void nbAfterRestore();
 void nbFinalize();
 bool nbCheckVersion(uint64_t Version, char *Why, size_t Cap);
-// The layer's communicator for collectives re-executed after a restart
-// (a dup of MPI_COMM_WORLD).
-extern MPI_Comm CollComm;
 int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
            MPI_Comm C, int Kind);
 int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
@@ -520,22 +553,22 @@ enum class Event : uint8_t {
 };
 bool replayEvent(Event E, int64_t *Vals, int MaxVals, int *NVals);
 void logEvent(Event E, const int64_t *Vals, int NVals);
-// One stream of a collective at this end point: Count elements of Type
-// (program handle) at Buf; Count < 0: no stream.
-struct CollBlock {
-  void *Buf;
-  int Count;
-  MPI_Datatype Type;
-};
-// Runs a collective on C under the non-blocking protocol (C3 4.3). In[s]:
-// what this rank receives from rank s of C; Out[d]: what it sends to rank
-// d; In[me] and Out[me]: a local copy. Native(Arg, Mine, Hdrs) calls MPI's
-// collective (null: none, a barrier); if Carries, it also carries every
-// member's header word (this rank's is Mine) into Hdrs[rank], else the
-// header words travel in an Allgather first. Protocol.cpp.
-typedef int (*NativeColl)(void *Arg, uint32_t Mine, uint32_t *Hdrs);
-int nbCollective(MPI_Comm C, const CollBlock *In, const CollBlock *Out,
-                 NativeColl Native, void *Arg, bool Carries);
+// How many datatypes an Alltoallw-like call on C reads (Objects.cpp):
+// members, or in- (Recv) or out-neighbours.
+int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv);
+// Collectives under the non-blocking protocol (ProtocolCollectives.cpp).
+// Before a collective on C: its number on C (Seq) and whether its outputs
+// O go to the message log once it completes (Log); true if a restart
+// completed it from the log instead (O written; the caller calls no MPI).
+bool nbCollStart(MPI_Comm C, const CollOutputs &O, uint64_t *Seq, bool *Log);
+// Logs the outputs of collective Seq on C (OpenAtLine: a non-blocking one
+// open at this rank's checkpoint).
+void nbCollLog(MPI_Comm C, uint64_t Seq, const CollOutputs &O,
+               bool OpenAtLine);
+// A non-blocking collective request completed (logs it if it must); the
+// number of such requests whose outputs are still to be logged changes.
+void nbCollCompleted(Request &R);
+void nbCollPending(int Delta);
 // The bytes of Count elements of a real datatype if they are contiguous
 // and at most 4 KiB (small enough to copy), else -1.
 int contiguousBytes(int Count, MPI_Datatype RealType);
@@ -546,37 +579,13 @@ void forgetTypeShapes();
 // Before a communicator is made from Parent: a line it crosses is not
 // committed (Protocol.cpp).
 void nbCommCreation(MPI_Comm Parent);
-// The collectives under the non-blocking protocol (CollectivesAtEndPoints.cpp).
-// Null count arrays mean "the same count (the *All argument) for all".
-int nbBarrier(MPI_Comm C);
-int nbBcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C);
-int nbReduce(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
-             int Root, MPI_Comm C);
-int nbAllreduce(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
-                MPI_Comm C);
-int nbScan(const void *S, void *Out, int N, MPI_Datatype T, MPI_Op Op,
-           MPI_Comm C, bool Exclusive);
-int nbReduceScatter(const void *S, void *Out, const int *N, int NAll,
-                    MPI_Datatype T, MPI_Op Op, MPI_Comm C);
-int nbGatherv(const void *S, int SN, MPI_Datatype ST, void *Out, const int *RN,
-              const int *Displs, int RNAll, MPI_Datatype RT, int Root,
-              MPI_Comm C);
-int nbScatterv(const void *S, const int *SN, const int *Displs, int SNAll,
-               MPI_Datatype ST, void *Out, int RN, MPI_Datatype RT, int Root,
-               MPI_Comm C);
-int nbAllgatherv(const void *S, int SN, MPI_Datatype ST, void *Out,
-                 const int *RN, const int *Displs, int RNAll, MPI_Datatype RT,
-                 MPI_Comm C);
-// Alltoall (null count arrays), Alltoallv, Alltoallw (type arrays, byte
-// displacements).
-int nbAlltoallw(const void *S, const int *SN, const int *SD, int SNAll,
-                const MPI_Datatype *STs, MPI_Datatype ST, void *Out,
-                const int *RN, const int *RD, int RNAll,
-                const MPI_Datatype *RTs, MPI_Datatype RT, MPI_Comm C);
-void copyTyped(const void *From, int FN, MPI_Datatype FT, void *To, int TN,
-               MPI_Datatype TT);
 bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status);
 void nbProgress();
+// Whether this rank takes part in a checkpoint still open; one round of
+// answering control messages while it waits for a request (Spin: rounds
+// so far).
+bool nbCheckpointOpen();
+void nbWhileWaiting(int Spin);
 // One probe of the control communicator: MPI's progress engine runs (sends
 // in flight move on) and nothing of the program's is matched or received.
 void nbLetMpiProgress();

@@ -276,6 +276,7 @@ template <typename H> int release(H *Handle, ObjKind Kind) {
   if (O->Kind != Kind || !O->Live)
     return MPI_ERR_ARG;
   O->Live = false;
+  O->FreedEpoch = L->Epoch;
   freeReal(*O);
   // The bits as they are: handleBits of a uint64_t would cut a pointer.
   *Handle =

@@ -144,6 +144,10 @@ void releaseSlot(Request &R) {
   R.Hdr = nullptr;
   __ccc_free(R.Copy);
   R.Copy = nullptr;
+  __ccc_free(R.Outs);
+  R.Outs = nullptr;
+  __ccc_free(R.RealTypes);
+  R.RealTypes = nullptr;
   if (I < L->FreeReqHint)
     L->FreeReqHint = I;
 }
@@ -173,6 +177,8 @@ static void completed(Request &R, const MPI_Status &Real) {
   MPI_Status S = Real;
   if (NonBlocking)
     nbCompleted(R, S);
+  if (NonBlocking && R.Kind == ReqKind::Coll)
+    nbCollCompleted(R);
   R.Done = true;
   R.Real = MPI_REQUEST_NULL;
   R.Status = S;
@@ -196,6 +202,13 @@ static bool testOne(Request &R) {
 static void waitOne(Request &R) {
   if (R.Done)
     return;
+  // While a checkpoint is open this rank keeps answering control messages:
+  // blocked in MPI, it would hold up the other ranks' periods.
+  if (NonBlocking && nbCheckpointOpen()) {
+    for (int Spin = 0; !testOne(R); ++Spin)
+      nbWhileWaiting(Spin);
+    return;
+  }
   MPI_Status S;
   S.MPI_ERROR = MPI_SUCCESS; // single completions leave it unset
   PMPI_Wait(&R.Real, &S);

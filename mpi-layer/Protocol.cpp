@@ -43,18 +43,16 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 namespace ccc {
 namespace mpi {
 
 bool NonBlocking = false;
-MPI_Comm CollComm = MPI_COMM_NULL;
 
 namespace nb {
 
-MPI_Comm Ctrl = MPI_COMM_NULL; // control messages of the protocol
-constexpr int kTagInit = 1, kTagLogged = 2;
 constexpr uint64_t kLineOp = 1ULL << 63;
 
 const char *modeName(Mode M) {
@@ -205,129 +203,6 @@ char *readLogFile(uint64_t Version, size_t *Len, char *Why, size_t Cap) {
   return Data;
 }
 
-//===-- Control messages --------------------------------------------------===//
-
-void pollCtrl();
-
-struct CtrlSend {
-  MPI_Request Req;
-  uint64_t Msg[3];
-};
-CtrlSend *CtrlSends;
-int NCtrlSlots;
-
-// Sends a control message from a free slot; false if none is free.
-bool trySendCtrl(int To, int Tag, uint64_t A, uint64_t B) {
-  for (int I = 0; I < NCtrlSlots; ++I) {
-    CtrlSend &S = CtrlSends[I];
-    if (S.Req != MPI_REQUEST_NULL) {
-      int Flag;
-      PMPI_Test(&S.Req, &Flag, MPI_STATUS_IGNORE);
-      if (!Flag)
-        continue;
-    }
-    S.Msg[0] = A;
-    S.Msg[1] = B;
-    S.Msg[2] = 0;
-    PMPI_Isend(S.Msg, 3, MPI_UINT64_T, To, Tag, Ctrl, &S.Req);
-    return true;
-  }
-  return false;
-}
-
-void sendCtrl(int To, int Tag, uint64_t A, uint64_t B) {
-  while (!trySendCtrl(To, Tag, A, B))
-    pollCtrl(); // all slots busy: let the receivers take some
-}
-
-// Rank 0: which ranks have logged which epoch (two epochs can be open).
-struct Pending {
-  uint32_t Epoch;
-  int Count;
-  Outcome Worst;
-  int Finisher; // a rank that reported kFinished
-} Commits[2];
-uint32_t CommittedEpoch; // rank 0: highest epoch whose commit was decided
-
-// Rank 0: version V will never be committed because rank Finisher ended
-// the program without taking it. Nothing was lost (the program finished),
-// so the job log says nothing at the default verbosity; the other ranks'
-// images and logs of V are deleted (every rank reported, none writes them
-// any more), so no uncommitted version stays behind.
-void abandonVersion(uint64_t V, int Finisher) {
-  char Path[kPathMax];
-  for (int Q = 0; Q < L->Size; ++Q) {
-    imagePath(Path, storeDir(), storeName(), V, Q);
-    unlink(Path);
-    logPath(Path, storeDir(), storeName(), V, Q);
-    unlink(Path);
-  }
-  CCC_INFO("checkpoint %llu abandoned: rank %d reached MPI_Finalize before "
-           "taking it; the program finished, the previous committed "
-           "checkpoint is kept",
-           (unsigned long long)V, Finisher);
-}
-
-void onLogged(int From, uint32_t Epoch, Outcome O) {
-  Pending &P = Commits[Epoch % 2];
-  if (P.Epoch != Epoch) {
-    P.Epoch = Epoch;
-    P.Count = 0;
-    P.Worst = kWritten;
-  }
-  if (O == kFinished)
-    P.Finisher = From;
-  P.Worst = O > P.Worst ? O : P.Worst;
-  if (++P.Count < L->Size)
-    return;
-  uint64_t V = L->VersionBase + Epoch;
-  if (Epoch > CommittedEpoch)
-    CommittedEpoch = Epoch;
-  if (P.Worst == kFinished)
-    abandonVersion(V, P.Finisher);
-  else if (P.Worst != kSaid) // kSaid: the rank printed why
-    commitVersion(V, P.Worst == kWritten, "its image or its message log");
-}
-
-void checkPeriod();
-
-void onInit(int From, uint32_t Epoch, uint64_t Count) {
-  if (Epoch == L->Epoch && L->LateWant[From] < 0) {
-    L->LateWant[From] = (int64_t)Count;
-    L->NCtrl++;
-    TRACE("%d epoch %u: Checkpoint-Initiated from %d (%llu sent to us)",
-          L->Rank, L->Epoch, From, (unsigned long long)Count);
-    checkPeriod();
-  } else if (Epoch == L->Epoch + 1 && L->FutureWant[From] < 0) {
-    L->FutureWant[From] = (int64_t)Count;
-    L->NFuture++;
-    L->Initiated = true;
-    TRACE("%d epoch %u: rank %d started checkpoint %u", L->Rank, L->Epoch, From,
-          Epoch);
-  } else {
-    fatal("protocol error: Checkpoint-Initiated of epoch %u from rank %d in "
-          "epoch %u",
-          Epoch, From, L->Epoch);
-  }
-}
-
-void pollCtrl() {
-  for (;;) {
-    int Flag;
-    MPI_Status S;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, Ctrl, &Flag, &S);
-    if (!Flag)
-      return;
-    uint64_t Msg[3];
-    PMPI_Recv(Msg, 3, MPI_UINT64_T, S.MPI_SOURCE, S.MPI_TAG, Ctrl,
-              MPI_STATUS_IGNORE);
-    if (S.MPI_TAG == kTagInit)
-      onInit(S.MPI_SOURCE, (uint32_t)Msg[0], Msg[1]);
-    else
-      onLogged(S.MPI_SOURCE, (uint32_t)Msg[0], (Outcome)Msg[1]);
-  }
-}
-
 // The period ends when every late message has arrived: write the log.
 void commitLocal() {
   uint64_t V = L->VersionBase + L->Epoch;
@@ -337,16 +212,12 @@ void commitLocal() {
         L->Epoch, Log.Len, TakeResult == kWritten ? "written" : "NOT written");
   Log.clear();
   setMode(Mode::Run, "period complete");
-  if (L->Rank == 0)
-    onLogged(0, L->Epoch, TakeResult);
-  else
-    sendCtrl(0, kTagLogged, L->Epoch, TakeResult);
+  ctrlPeriodEnded(TakeResult);
 }
 
+// ... and every collective whose outputs this rank must log was logged.
 void checkPeriod() {
-  if (L->M == Mode::NonDetLog && L->NCtrl == L->Size - 1)
-    setMode(Mode::RecvOnlyLog, "every rank has started this checkpoint");
-  if (L->M != Mode::RecvOnlyLog)
+  if (L->M != Mode::RecvOnlyLog || !AllSeen || !collDebtsPaid())
     return;
   for (int Q = 0; Q < L->Size; ++Q) {
     if (L->LateWant[Q] < 0 || L->LateGot[Q] < (uint64_t)L->LateWant[Q])
@@ -372,8 +243,13 @@ using namespace nb;
 
 // Whether this rank takes part in a checkpoint still open: its period, or
 // on rank 0 a commit still waiting for other ranks.
-static bool checkpointOpen() {
-  return L->M != Mode::Run || (L->Rank == 0 && CommittedEpoch < L->Epoch);
+static bool checkpointOpen() { return L->M != Mode::Run || ctrlOpen(); }
+bool nbCheckpointOpen() { return checkpointOpen(); }
+
+void nbWhileWaiting(int Spin) {
+  pollCtrl();
+  if (Spin > 64)
+    sched_yield(); // ranks may share cores
 }
 
 void nbLetMpiProgress() {
@@ -387,14 +263,8 @@ void nbProgress() {
 }
 
 void nbInit() {
-  NCtrlSlots = 2 * L->Size + 4;
-  CtrlSends = static_cast<CtrlSend *>(scratch(NCtrlSlots * sizeof(CtrlSend)));
-  for (int I = 0; I < NCtrlSlots; ++I)
-    CtrlSends[I].Req = MPI_REQUEST_NULL;
-  PMPI_Comm_dup(MPI_COMM_WORLD, &Ctrl);
-  PMPI_Comm_dup(MPI_COMM_WORLD, &CollComm);
   if (L->SentEp)
-    return; // restored state
+    return; // restored state (nbAfterRestore goes on)
   size_t S = L->Size;
   L->SentEp = static_cast<uint64_t *>(saved(S * 8));
   L->RecvEp = static_cast<uint64_t *>(saved(S * 8));
@@ -406,7 +276,7 @@ void nbInit() {
     L->LateWant[Q] = L->FutureWant[Q] = -1;
   L->M = Mode::Run;
   L->VersionBase = nextVersion() - 1;
-  CommittedEpoch = 0;
+  ctrlInit(0);
 }
 
 // Take: null when the program is finishing and cannot checkpoint.
@@ -414,6 +284,7 @@ static int startCheckpoint(int (*Take)()) {
   int Size = L->Size;
   auto *OldSent = static_cast<uint64_t *>(scratch(Size * 8));
   memcpy(OldSent, L->SentEp, Size * 8);
+  bool OnItsOwn = !L->Initiated;
   L->Epoch++;
   for (int Q = 0; Q < Size; ++Q) {
     L->LateGot[Q] = L->RecvEp[Q];
@@ -424,11 +295,9 @@ static int startCheckpoint(int (*Take)()) {
     L->FutureWant[Q] = -1;
   }
   L->LateWant[L->Rank] = (int64_t)OldSent[L->Rank]; // no message to ourself
-  L->NCtrl = L->NFuture;
-  L->NFuture = 0;
   L->Initiated = false;
   L->RecvSeq = 0;
-  L->CollSeq = 0;
+  AllSeen = false;
   // Receives open across the line are named by their table slot.
   for (uint32_t I = 0; I < L->NReqs; ++I) {
     Request &R = L->Reqs[I];
@@ -438,25 +307,23 @@ static int startCheckpoint(int (*Take)()) {
   Log.clear();
   setMode(Mode::NonDetLog, "local checkpoint");
   setNextVersion(L->VersionBase + L->Epoch);
+  Buffer Cuts;
+  collCheckpoint(Cuts);
   // Tell the other ranks before writing the image: each then starts its own
   // checkpoint at its next site while this one writes (told afterwards,
   // ranks that wait for each other's messages wrote one after the other:
-  // bench/coordination). Only free slots are used before the image, since
-  // polling for control messages would change the state it saves.
-  auto *Told = static_cast<bool *>(scratch(Size));
-  for (int Q = 0; Q < Size; ++Q)
-    Told[Q] = Q == L->Rank || trySendCtrl(Q, kTagInit, L->Epoch, OldSent[Q]);
+  // bench/coordination). Nothing is received before the image, since
+  // control messages would change the state it saves.
+  ctrlCheckpointStarted(OnItsOwn, OldSent);
+  scratchFree(OldSent);
   int R = Take ? Take() : CCC_NONE;
   __ccc_pending = 1; // the runtime clears it after each checkpoint
   if (R == CCC_RESTARTED)
-    return R;    // (OldSent and Told were libc memory of the process that died)
+    return R;    // (Cuts was libc memory of the process that died)
   L->NEarly = 0; // the registry is in the image
   TakeResult = R == CCC_TAKEN ? kWritten : Take ? kWriteFailed : kFinished;
-  for (int Q = 0; Q < Size; ++Q)
-    if (!Told[Q])
-      sendCtrl(Q, kTagInit, L->Epoch, OldSent[Q]);
-  scratchFree(Told);
-  scratchFree(OldSent);
+  ctrlCheckpointWritten(Cuts);
+  __libc_free(Cuts.Data);
   checkPeriod();
   return TakeResult == kWritten ? CCC_TAKEN : CCC_NONE;
 }
@@ -516,8 +383,8 @@ void nbAfterRestore() {
   exchangeEarly();
   for (int Q = 0; Q < L->Size; ++Q)
     L->LateWant[Q] = L->FutureWant[Q] = -1;
-  L->NCtrl = L->NFuture = 0;
   L->Initiated = false;
+  ctrlInit(L->Epoch);
   // Requests across the line: sends were sent (their receivers have the
   // message or its log); receives are posted again unless the log completes
   // them.
@@ -535,6 +402,10 @@ void nbAfterRestore() {
       }
       continue;
     }
+    if (R.Kind == ReqKind::Coll) {
+      collRestoreOpen(R);
+      continue;
+    }
     postReceive(R);
     TRACE("%d epoch %u: receive request %u open across the line: %s", L->Rank,
           L->Epoch, I,
@@ -543,8 +414,7 @@ void nbAfterRestore() {
   maybeEndRestore();
   // Versions go on from the next one free on disk (agreed by all ranks).
   L->VersionBase = nextVersion() - L->Epoch - 1;
-  CommittedEpoch = L->Epoch;
-  Commits[0] = Commits[1] = Pending();
+  collAfterRestore();
 }
 
 void nbFinalize() {
@@ -571,20 +441,22 @@ void nbFinalize() {
   for (int Spin = 0; L->M == Mode::NonDetLog || L->M == Mode::RecvOnlyLog;
        ++Spin) {
     pollCtrl();
-    if (L->M == Mode::RecvOnlyLog && L->NCtrl == L->Size - 1) {
-      bool Missing = false;
+    if (L->M == Mode::RecvOnlyLog && AllSeen) {
+      bool Missing = !collDebtsPaid();
       for (int Q = 0; Q < L->Size; ++Q)
         Missing |= L->LateGot[Q] < (uint64_t)L->LateWant[Q];
       if (Missing) {
         // Said once, by a rank whose part was otherwise complete.
         if (TakeResult == kWritten) {
           logMessage("checkpoint %llu not committed: the program finished "
-                     "without receiving every message sent before it",
+                     "without receiving every message sent before it (or "
+                     "completing every collective begun before it)",
                      (unsigned long long)(L->VersionBase + L->Epoch));
           TakeResult = kSaid;
         }
         for (int Q = 0; Q < L->Size; ++Q)
           L->LateGot[Q] = (uint64_t)L->LateWant[Q];
+        collForgiveDebts();
         checkPeriod();
       }
     }
@@ -593,15 +465,8 @@ void nbFinalize() {
   }
   if (L->M == Mode::Restore)
     L->M = Mode::Run;
-  if (L->Rank == 0)
-    while (CommittedEpoch < L->Epoch)
-      pollCtrl(), usleep(200);
-  for (int I = 0; I < NCtrlSlots; ++I)
-    if (CtrlSends[I].Req != MPI_REQUEST_NULL)
-      PMPI_Wait(&CtrlSends[I].Req, MPI_STATUS_IGNORE);
-  PMPI_Barrier(Ctrl);
-  PMPI_Comm_free(&Ctrl);
-  PMPI_Comm_free(&CollComm);
+  reportCounts();
+  ctrlFinish(); // every rank's LOGGED on its way to rank 0
 }
 
 } // namespace mpi

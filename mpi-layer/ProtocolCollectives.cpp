@@ -1,8 +1,27 @@
-//===- ProtocolCollectives.cpp - C3: collectives at their end points ------===//
+//===- ProtocolCollectives.cpp - collectives across the recovery line -----===//
 //
-// Part of the non-blocking protocol (Protocol.cpp): how a collective is
-// classified, logged when it crosses the recovery line, and emulated from
-// the log after a restart.
+// Part of the non-blocking protocol (Protocol.cpp). Every collective is
+// MPI's own call on the program's arguments, so its results are the bits a
+// build without ccc computes, and the layer adds no message to it. What
+// the protocol needs is counted instead: each rank numbers the collectives
+// it starts on each communicator (CollCount::N, saved in its image), and at
+// its checkpoint records that number, its cut. Collective s on C crossed
+// the recovery line when some members' cuts exceed s (they called it
+// before their checkpoint and will not call it again) and others' do not
+// (they called it after theirs and re-execute it after a restart). As in
+// C3, the members past their checkpoint log what they received, here the
+// collective's outputs; re-executing it is copying them back, no MPI at
+// all, so the members before the line are not needed.
+//
+// A rank learns the other members' cuts from the control messages (DONE
+// gathers them up the tree, ALL brings back the communicators whose
+// members' cuts differ, ProtocolControl.cpp). Until then it logs the
+// outputs of every collective it completes; then it drops those that did
+// not cross and keeps logging, for each communicator C that crossed, until
+// it has started as many collectives on C as the member furthest ahead
+// (its debt). A non-blocking collective open at its checkpoint is always
+// logged when it completes: no member starts it again. Its period (and so
+// the commit) waits for all of that.
 //
 //===----------------------------------------------------------------------===//
 #include "Layer.h"
@@ -10,41 +29,137 @@
 
 #include "../rt/Log.h"
 
+#include <cstddef>
 #include <cstring>
 
 namespace ccc {
 namespace mpi {
 using namespace nb;
 
-//===-- Collectives at their end points (C3, section 4.3) -----------------===//
-//
-// MPI's own collective moves the data. Before it every member publishes
-// its header word (epoch, logging bit) with a small Allgather, so each
-// receiving end point can classify each stream as a receive would. When
-// the members' epochs differ the collective crossed a recovery line: the
-// members past their checkpoint (all logging: none can have heard every
-// Checkpoint-Initiated, the one from a member before its checkpoint is not
-// sent yet) record the header words and the late streams' data. A restart
-// re-executes that collective only on those members; they find the record
-// and emulate it with point-to-point: late streams from the log, streams to
-// members before their checkpoint suppressed, the rest sent on CollComm.
-// Members whose epochs agree all re-execute it or none does, so they call
-// MPI's collective again. Collective streams are counted like messages.
-
 namespace {
 
-int collTag(MPI_Comm C) {
+bool LogAll;        // from this rank's checkpoint until ALL
+uint32_t OpenLogged; // requests to log when they complete
+uint32_t Debts;     // communicators with N < Max
+uint64_t LoggedBytes;
+
+bool isInter(const Object &O) {
+  return O.How == Recipe::IntercommCreate;
+}
+
+// The counter of C, or null for a communicator of one rank (nothing to
+// agree on) or an unknown handle.
+CollCount *counter(MPI_Comm C) {
   if (C == MPI_COMM_WORLD)
-    return 1;
-  if (C == MPI_COMM_SELF)
-    return 2;
+    return L->Size > 1 ? &L->WorldColl : nullptr;
   Object *O = object(C);
-  return O ? O->CollTag : 0;
+  if (!O || O->Kind != ObjKind::Comm || O->Size < 2 || isInter(*O))
+    return nullptr;
+  return &O->Coll;
+}
+
+uint64_t keyOf(const Object &O) {
+  int Low = O.WorldRanks[0];
+  for (int I = 1; I < O.Size; ++I)
+    Low = O.WorldRanks[I] < Low ? O.WorldRanks[I] : Low;
+  return (uint64_t)(uint32_t)O.CollTag << 32 | (uint32_t)Low;
+}
+constexpr uint64_t kWorldKey = 1ULL << 32; // tag 1, rank 0
+
+MPI_Aint extentOf(MPI_Datatype T) {
+  MPI_Aint Lb, Ext;
+  PMPI_Type_get_extent(realType(T), &Lb, &Ext);
+  return Ext;
+}
+
+// Calls F(Buf, Count, Type) for each output block of O.
+template <typename F> void forEachBlock(const CollOutputs &O, F Fn) {
+  char *B = static_cast<char *>(O.Buf);
+  switch (O.S) {
+  case CollOutputs::None:
+    return;
+  case CollOutputs::One:
+    Fn(O.Buf, O.Count, O.Type);
+    return;
+  case CollOutputs::Blocks: {
+    MPI_Aint Ext = extentOf(O.Type);
+    const int *D = static_cast<const int *>(O.Displs);
+    for (int I = 0; I < O.N; ++I)
+      Fn(B + (MPI_Aint)D[I] * Ext, O.Counts[I], O.Type);
+    return;
+  }
+  case CollOutputs::BlocksW: {
+    const int *D = static_cast<const int *>(O.Displs);
+    for (int I = 0; I < O.N; ++I)
+      Fn(B + D[I], O.Counts[I], O.Types[I]);
+    return;
+  }
+  case CollOutputs::BlocksWA: {
+    const MPI_Aint *D = static_cast<const MPI_Aint *>(O.Displs);
+    for (int I = 0; I < O.N; ++I)
+      Fn(B + D[I], O.Counts[I], O.Types[I]);
+    return;
+  }
+  }
+}
+
+// Appends the record of collective Seq on C: its outputs, packed.
+void logOutputs(MPI_Comm C, uint64_t Seq, const CollOutputs &O,
+                bool OpenAtLine) {
+  size_t At = Log.Len;
+  record(RecKind::Coll, OpenAtLine ? 1 : 0, Seq, handleBits(C), 0, 0, nullptr,
+         0, 0);
+  forEachBlock(O, [&](void *Buf, int Count, MPI_Datatype T) {
+    MPI_Datatype RT = realType(T);
+    int Size = Count > 0 ? elementBytesIfContiguous(RT) : 0;
+    uint64_t Len;
+    if (Size >= 0) {
+      Len = (uint64_t)Size * (Count > 0 ? Count : 0);
+      Log.append(&Len, sizeof(Len));
+      Log.append(Buf, Len);
+      return;
+    }
+    int Cap;
+    PMPI_Pack_size(Count, RT, Private, &Cap);
+    char *P = static_cast<char *>(scratch(Cap ? Cap : 1));
+    int Pos = 0;
+    PMPI_Pack(Buf, Count, RT, P, Cap, &Pos, Private);
+    Len = Pos;
+    Log.append(&Len, sizeof(Len));
+    Log.append(P, Len);
+    scratchFree(P);
+  });
+  uint64_t Bytes = Log.Len - At - sizeof(Record);
+  memcpy(Log.Data + At + offsetof(Record, Bytes), &Bytes, sizeof(Bytes));
+  LoggedBytes += Bytes;
+}
+
+// Writes record I's outputs back into O.
+void restoreOutputs(size_t I, const CollOutputs &O) {
+  const char *P = RP.Payload[I], *End = P + RP.Recs[I].Bytes;
+  forEachBlock(O, [&](void *Buf, int Count, MPI_Datatype T) {
+    uint64_t Len;
+    if (P + sizeof(Len) > End)
+      fatal("restart replay diverged: a logged collective has fewer outputs "
+            "than this call (is the program deterministic apart from MPI?)");
+    memcpy(&Len, P, sizeof(Len));
+    P += sizeof(Len);
+    MPI_Datatype RT = realType(T);
+    int Size = Count > 0 ? elementBytesIfContiguous(RT) : 0;
+    if (Size >= 0) {
+      if (Len != (uint64_t)Size * (Count > 0 ? Count : 0))
+        fatal("restart replay diverged: a logged collective's output has "
+              "another size than this call's");
+      memcpy(Buf, P, Len);
+    } else {
+      int Pos = 0;
+      PMPI_Unpack(P, (int)Len, &Pos, Buf, Count, RT, Private);
+    }
+    P += Len;
+  });
 }
 
 size_t findColl(uint64_t Seq, MPI_Comm C) {
-  if (L->M != Mode::Restore)
-    return RP.N;
   for (size_t I = 0; I < RP.N; ++I)
     if (!RP.Used[I] && RP.Recs[I].Kind == RecKind::Coll &&
         RP.Recs[I].Op == Seq && RP.Recs[I].Comm == handleBits(C))
@@ -52,159 +167,205 @@ size_t findColl(uint64_t Seq, MPI_Comm C) {
   return RP.N;
 }
 
-// Classifies the streams of collective Seq once MPI completed it.
-void classifyColl(MPI_Comm C, uint64_t Seq, int N, int Me, const uint32_t *Hdrs,
-                  const CollBlock *In, const CollBlock *Out) {
-  uint32_t Max = 0, Min = ~0u;
-  for (int S = 0; S < N; ++S) {
-    uint32_t E = Hdrs[S] >> 1;
-    Max = E > Max ? E : Max;
-    Min = E < Min ? E : Min;
-  }
-  bool Record = Min != Max && L->Epoch == Max;
-  if (Record && L->M != Mode::NonDetLog && L->M != Mode::RecvOnlyLog)
-    fatal("protocol error: collective across the line in mode %s",
-          modeName(L->M));
-  Buffer Data;
-  if (Record)
-    Data.append(Hdrs, N * sizeof(uint32_t));
-  int NLate = 0, NEarly = 0;
-  bool StopLogging = false;
-  for (int S = 0; S < N; ++S) {
-    if (S == Me || In[S].Count < 0)
-      continue;
-    int W = worldRank(C, S);
-    uint32_t E = Hdrs[S] >> 1;
-    if (E + 1 == L->Epoch) {
-      L->LateGot[W]++;
-      NLate++;
-      MPI_Datatype T = realType(In[S].Type);
-      int Cap;
-      PMPI_Pack_size(In[S].Count, T, Private, &Cap);
-      char *P = static_cast<char *>(scratch(Cap ? Cap : 1));
-      int Pos = 0;
-      PMPI_Pack(In[S].Buf, In[S].Count, T, P, Cap, &Pos, Private);
-      uint64_t Len = Pos;
-      Data.append(&Len, sizeof(Len));
-      Data.append(P, Len);
-      scratchFree(P);
-    } else if (E == L->Epoch) {
-      L->RecvEp[W]++;
-      StopLogging |= L->M == Mode::NonDetLog && !(Hdrs[S] & 1);
-    } else if (E == L->Epoch + 1) {
-      L->EarlyEp[W]++;
-      L->Initiated = true;
-      NEarly++;
-    } else {
-      fatal("protocol error: collective with rank %d of epoch %u in epoch %u",
-            W, E, L->Epoch);
-    }
-  }
-  for (int D = 0; D < N; ++D)
-    if (D != Me && Out[D].Count >= 0)
-      L->SentEp[worldRank(C, D)]++;
-  if (Record) {
-    record(RecKind::Coll, 0, Seq, handleBits(C), 0, 0, Data.Data, Data.Len, 0);
-    TRACE("%d epoch %u: collective %llu crossed the line: %d late streams "
-          "logged",
-          L->Rank, L->Epoch, (unsigned long long)Seq, NLate);
-  }
-  if (NEarly)
-    TRACE("%d epoch %u: collective %llu: %d early streams", L->Rank, L->Epoch,
-          (unsigned long long)Seq, NEarly);
-  __libc_free(Data.Data);
-  if (StopLogging)
-    toRecvOnly("collective with a rank that stopped logging");
-  if (NLate)
-    checkPeriod();
+// Whether collective Seq on the communicator of handle bits H is one this
+// rank must log: it crossed the line (ALL said so) and this rank started it
+// after its checkpoint.
+bool crossed(uint64_t H, uint64_t Seq) {
+  CollCount *K = counter(handleFromBits<MPI_Comm>(H));
+  return K && Seq >= K->Cut && Seq < K->Max;
 }
 
-// Re-executes collective record I on the members past the line.
-void emulateColl(size_t I, MPI_Comm C, int N, int Me, const CollBlock *In,
-                 const CollBlock *Out) {
-  const char *P = RP.Payload[I];
-  const uint32_t *Hdrs = reinterpret_cast<const uint32_t *>(P);
-  const char *Q = P + N * sizeof(uint32_t);
-  uint32_t Max = 0;
-  for (int S = 0; S < N; ++S)
-    Max = (Hdrs[S] >> 1) > Max ? Hdrs[S] >> 1 : Max;
-  if (Max != L->Epoch || (Hdrs[Me] >> 1) != Max)
-    fatal("restart replay diverged: a logged collective does not match this "
-          "rank (is the program deterministic apart from MPI?)");
-  int Tag = collTag(C);
-  auto *Reqs = static_cast<MPI_Request *>(scratch(2 * N * sizeof(MPI_Request)));
-  int NR = 0, FromLog = 0, Suppressed = 0;
-  for (int S = 0; S < N; ++S) {
-    if (S == Me || In[S].Count < 0)
-      continue;
-    MPI_Datatype T = realType(In[S].Type);
-    if ((Hdrs[S] >> 1) != Max) {
-      uint64_t Len;
-      memcpy(&Len, Q, sizeof(Len));
-      int Pos = 0;
-      PMPI_Unpack(Q + sizeof(Len), (int)Len, &Pos, In[S].Buf, In[S].Count, T,
-                  Private);
-      Q += sizeof(Len) + Len;
-      FromLog++;
-    } else {
-      PMPI_Irecv(In[S].Buf, In[S].Count, T, worldRank(C, S), Tag, CollComm,
-                 &Reqs[NR++]);
-      L->RecvEp[worldRank(C, S)]++;
-    }
+template <typename F> void forEachCounter(F Fn) {
+  if (L->Size > 1)
+    Fn(L->WorldColl, kWorldKey, true);
+  for (uint32_t I = 0; I < L->NObjs; ++I) {
+    Object &O = L->Objs[I];
+    if (O.Kind == ObjKind::Comm && O.Size > 1 && !isInter(O))
+      Fn(O.Coll, keyOf(O),
+         O.Live || O.FreedEpoch + 1 == L->Epoch);
   }
-  for (int D = 0; D < N; ++D) {
-    if (D == Me || Out[D].Count < 0)
-      continue;
-    int W = worldRank(C, D);
-    L->SentEp[W]++;
-    if ((Hdrs[D] >> 1) == Max)
-      PMPI_Isend(Out[D].Buf, Out[D].Count, realType(Out[D].Type), W, Tag,
-                 CollComm, &Reqs[NR++]);
-    else
-      Suppressed++;
-  }
-  if (In[Me].Count >= 0 && Out[Me].Count >= 0)
-    copyTyped(Out[Me].Buf, Out[Me].Count, Out[Me].Type, In[Me].Buf,
-              In[Me].Count, In[Me].Type);
-  PMPI_Waitall(NR, Reqs, MPI_STATUSES_IGNORE);
-  scratchFree(Reqs);
-  TRACE("%d epoch %u: collective %llu re-executed across the line: %d "
-        "streams from the log, %d suppressed",
-        L->Rank, L->Epoch, (unsigned long long)RP.Recs[I].Op, FromLog,
-        Suppressed);
-  use(I);
 }
 
 } // namespace
 
-int nbCollective(MPI_Comm C, const CollBlock *In, const CollBlock *Out,
-                 NativeColl Native, void *Arg, bool Carries) {
+bool nbCollStart(MPI_Comm C, const CollOutputs &O, uint64_t *Seq, bool *Log) {
   nbProgress();
-  MPI_Comm RC = realComm(C);
-  int N, Me;
-  PMPI_Comm_size(RC, &N);
-  PMPI_Comm_rank(RC, &Me);
-  uint32_t Mine = L->Epoch << 1 | (L->M == Mode::NonDetLog ? 1 : 0);
-  if (N == 1) {
-    uint32_t Hdr;
-    return Native ? Native(Arg, Mine, &Hdr) : MPI_SUCCESS;
+  refuseInterCollective(C);
+  CollCount *K = counter(C);
+  *Log = false;
+  if (!K)
+    return false;
+  *Seq = K->N++;
+  if (K->N == K->Max && L->M != Mode::Restore) {
+    Debts--;
+    TRACE("%d epoch %u: caught up with the collectives that crossed the line "
+          "on a communicator",
+          L->Rank, L->Epoch);
   }
-  uint64_t Seq = L->CollSeq++;
-  size_t I = findColl(Seq, C);
-  if (I < RP.N) {
-    emulateColl(I, C, N, Me, In, Out);
-    return MPI_SUCCESS;
+  if (L->M == Mode::Restore) {
+    size_t I = findColl(*Seq, C);
+    if (I == RP.N)
+      return false;
+    restoreOutputs(I, O);
+    TRACE("%d epoch %u: collective %llu re-executed from the log", L->Rank,
+          L->Epoch, (unsigned long long)*Seq);
+    use(I);
+    maybeEndRestore();
+    return true;
   }
-  auto *Hdrs = static_cast<uint32_t *>(scratch(N * sizeof(uint32_t)));
-  // Before MPI's collective, not alongside it: an Iallgather left pending
-  // during a large MPI_Alltoallv made it 20 times slower (Open MPI 4.1).
-  if (!Carries || !Native)
-    PMPI_Allgather(&Mine, 1, MPI_UINT32_T, Hdrs, 1, MPI_UINT32_T, RC);
-  int R = Native ? Native(Arg, Mine, Hdrs) : MPI_SUCCESS;
-  if (R == MPI_SUCCESS)
-    classifyColl(C, Seq, N, Me, Hdrs, In, Out);
-  scratchFree(Hdrs);
-  return R;
+  *Log = LogAll || *Seq < K->Max;
+  return false;
+}
+
+void nbCollLog(MPI_Comm C, uint64_t Seq, const CollOutputs &O,
+               bool OpenAtLine) {
+  logOutputs(C, Seq, O, OpenAtLine);
+  if (!LogAll)
+    checkPeriod(); // a debt may be paid
+}
+
+void nbCollCompleted(Request &R) {
+  if (!R.LogIt)
+    return;
+  R.LogIt = false;
+  logOutputs(R.Comm, R.CollSeq, *R.Outs, R.OpenAtLine);
+  OpenLogged--;
+  checkPeriod();
+}
+
+void nbCollPending(int Delta) { OpenLogged += Delta; }
+
+namespace nb {
+
+void collCheckpoint(Buffer &Cuts) {
+  LogAll = true;
+  Debts = 0;
+  forEachCounter([&](CollCount &K, uint64_t Key, bool Tell) {
+    K.Cut = K.N;
+    K.Max = 0;
+    if (!Tell)
+      return;
+    CutEntry E = {Key, K.N, K.N};
+    Cuts.append(&E, sizeof(E));
+  });
+  // Sorted by key (few entries: insertion sort).
+  auto *E = reinterpret_cast<CutEntry *>(Cuts.Data);
+  size_t N = Cuts.Len / sizeof(CutEntry);
+  for (size_t A = 1; A < N; ++A)
+    for (size_t B = A; B > 0 && E[B - 1].Key > E[B].Key; --B) {
+      CutEntry T = E[B];
+      E[B] = E[B - 1];
+      E[B - 1] = T;
+    }
+  // Non-blocking collectives open now: nobody starts them again.
+  for (uint32_t I = 0; I < L->NReqs; ++I) {
+    Request &R = L->Reqs[I];
+    if (R.InUse && !R.Done && R.Kind == ReqKind::Coll && R.Outs) {
+      R.OpenAtLine = true;
+      if (!R.LogIt)
+        OpenLogged++;
+      R.LogIt = true;
+    }
+  }
+}
+
+void collApplyCuts(const uint64_t *Crossed, size_t N) {
+  LogAll = false;
+  int Communicators = 0;
+  forEachCounter([&](CollCount &K, uint64_t Key, bool) {
+    for (size_t I = 0; I < N; ++I)
+      if (Crossed[2 * I] == Key) {
+        K.Max = Crossed[2 * I + 1];
+        Communicators++;
+        if (K.N < K.Max)
+          Debts++;
+      }
+  });
+  // Keep the records of the collectives that crossed the line.
+  size_t Out = 0, Kept = 0;
+  for (size_t Off = 0; Off < Log.Len;) {
+    Record R;
+    memcpy(&R, Log.Data + Off, sizeof(R));
+    size_t Len = sizeof(Record) + R.Bytes;
+    bool Keep = R.Kind != RecKind::Coll || R.Ev == 1 || crossed(R.Comm, R.Op);
+    if (Keep) {
+      if (Out != Off)
+        memmove(Log.Data + Out, Log.Data + Off, Len);
+      Out += Len;
+      Kept += R.Kind == RecKind::Coll;
+    } else {
+      LoggedBytes -= R.Bytes;
+    }
+    Off += Len;
+  }
+  Log.Len = Out;
+  for (uint32_t I = 0; I < L->NReqs; ++I) {
+    Request &R = L->Reqs[I];
+    if (R.InUse && R.Kind == ReqKind::Coll && R.LogIt && !R.OpenAtLine &&
+        !crossed(handleBits(R.Comm), R.CollSeq)) {
+      R.LogIt = false;
+      OpenLogged--;
+    }
+  }
+  if (Communicators)
+    TRACE("%d epoch %u: collectives across the line: %zu results logged, "
+          "%u communicators to catch up on",
+          L->Rank, L->Epoch, Kept, Debts);
+}
+
+bool collDebtsPaid() { return Debts == 0 && OpenLogged == 0; }
+
+void collForgiveDebts() {
+  Debts = 0;
+  OpenLogged = 0;
+  for (uint32_t I = 0; I < L->NReqs; ++I)
+    L->Reqs[I].LogIt = false;
+}
+
+void collRestoreOpen(Request &R) {
+  size_t I = findColl(R.CollSeq, R.Comm);
+  if (I == RP.N || RP.Recs[I].Ev != 1)
+    fatal("restart replay diverged: no logged result for the non-blocking "
+          "collective open at the checkpoint");
+  restoreOutputs(I, *R.Outs);
+  use(I);
+  R.Done = true;
+  memset(&R.Status, 0, sizeof(R.Status));
+  R.Status.MPI_SOURCE = MPI_ANY_SOURCE;
+  R.Status.MPI_TAG = MPI_ANY_TAG;
+  TRACE("%d epoch %u: non-blocking collective %llu open at the checkpoint "
+        "completed from the log",
+        L->Rank, L->Epoch, (unsigned long long)R.CollSeq);
+}
+
+void collAfterRestore() {
+  LogAll = false;
+  Debts = OpenLogged = 0;
+  forEachCounter([](CollCount &K, uint64_t, bool) { K.Max = 0; });
+  for (uint32_t I = 0; I < L->NReqs; ++I)
+    L->Reqs[I].LogIt = L->Reqs[I].OpenAtLine = false;
+}
+
+uint64_t collLoggedBytes() { return LoggedBytes; }
+
+} // namespace nb
+
+// Before a communicator is made from Parent (Objects.cpp and friends): its
+// members past the line would make it again when they re-execute the call,
+// while those before it re-create it while restoring. Such a line is
+// therefore not committed; the members past it say so and the previous
+// version stays. One reduction (the epochs differ by one at most).
+void nbCommCreation(MPI_Comm Parent) {
+  uint32_t Min = L->Epoch;
+  PMPI_Allreduce(&L->Epoch, &Min, 1, MPI_UINT32_T, MPI_MIN,
+                 realComm(Parent));
+  if (Min < L->Epoch && TakeResult == kWritten) {
+    logMessage("checkpoint %llu will not be committed: a communicator was "
+               "created while some of its members had taken it and others "
+               "not (it could not be re-created on restart)",
+               (unsigned long long)(L->VersionBase + L->Epoch));
+    TakeResult = kSaid;
+  }
 }
 
 } // namespace mpi

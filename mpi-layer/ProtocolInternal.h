@@ -27,9 +27,10 @@ namespace nb {
       logMessage("protocol: rank " __VA_ARGS__);                               \
   } while (0)
 
-// Coll: a collective that crossed the recovery line, recorded by the ranks
-// past their checkpoint: every member's header word, then the data of each
-// late stream (from a member before its checkpoint), packed, in rank order.
+// Coll: the outputs of a collective this rank re-executes after a restart
+// (it crossed the recovery line, ProtocolCollectives.cpp): per output
+// block, its packed length (8 bytes) and bytes. Ev is 1 for a non-blocking
+// one open at this rank's checkpoint.
 enum class RecKind : uint8_t { Late, Wild, Event, Coll };
 
 struct Record {
@@ -101,6 +102,45 @@ extern uint64_t WasEarlyLeft;
 
 extern Buffer Log;
 extern Outcome TakeResult;
+
+// ProtocolControl.cpp: the control messages (a tree of the world ranks).
+// A communicator's key names it in them: its tag and its lowest world rank
+// (see Object::CollTag); Min and Max, the least and largest number of
+// collectives its members had started on it at their checkpoints.
+struct CutEntry {
+  uint64_t Key, Min, Max;
+};
+// What this rank's control messages cost (CCC_MPI_COUNTS).
+struct CtrlCounts {
+  uint64_t Msgs, Bytes, MsgsIn;
+};
+extern MPI_Comm Ctrl;
+extern bool AllSeen; // ALL of this epoch came: every rank checkpointed
+extern CtrlCounts Counts;
+void ctrlInit(uint32_t Epoch);
+bool ctrlOpen(); // this rank's part in a commit is not done
+void pollCtrl();
+// At this rank's checkpoint: before its image (START, INITs to the ranks
+// it sent OldSent[q] > 0 messages in the epoch that ends), and after it
+// (DONE with this rank's cuts, sorted by key).
+void ctrlCheckpointStarted(bool OnItsOwn, const uint64_t *OldSent);
+void ctrlCheckpointWritten(const Buffer &Cuts);
+void ctrlPeriodEnded(Outcome O);
+void ctrlFinish();
+void abandonVersion(uint64_t V, int Finisher);
+void reportCounts();
+
+// ProtocolCollectives.cpp: at this rank's checkpoint, its cuts; when ALL
+// came, the communicators whose collectives crossed the line (key, largest
+// cut) pairs; whether every collective this rank must log was; at
+// MPI_Finalize, giving up on those that never will be; after a restart.
+void collCheckpoint(Buffer &Cuts);
+void collApplyCuts(const uint64_t *Crossed, size_t N);
+bool collDebtsPaid();
+void collForgiveDebts();
+void collRestoreOpen(Request &R);
+void collAfterRestore();
+uint64_t collLoggedBytes();
 const char *modeName(Mode M);
 void setMode(Mode M, const char *Why);
 void record(RecKind K, uint8_t Ev, uint64_t Op, uint64_t Comm, int Src, int Tag,
@@ -117,7 +157,6 @@ void loadReplay(char *Data, size_t Len);
 void exchangeEarly();
 } // namespace nb
 void postReceive(Request &R);
-namespace nb {} // namespace nb
 } // namespace mpi
 } // namespace ccc
 #endif

@@ -427,6 +427,12 @@ int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
   nbProgress();
   if (Message *M = takePending(C, Src, Tag, true))
     return deliver(M, Buf, Count, Type, Status);
+  if (nbCheckpointOpen() && Src != MPI_PROC_NULL) {
+    // A request waited for while answering control messages (waitOne).
+    MPI_Request H;
+    int E = nbIrecv(Buf, Count, Type, Src, Tag, C, &H);
+    return E == MPI_SUCCESS ? MPI_Wait(&H, Status) : E;
+  }
   MPI_Status Local;
   MPI_Status *S = Status == MPI_STATUS_IGNORE ? &Local : Status;
   MPI_Datatype RT = realType(Type);
@@ -619,31 +625,6 @@ void forgetTypeShapes() {
     E.Valid = false;
 }
 
-// A communicator made across the recovery line (some members of Parent past
-// their checkpoint, others not) could not be made again on restart: the
-// members before the line re-create it while restoring, the others only
-// when they re-execute the call. Such a line is therefore not committed;
-// the members past it say so and the previous version stays.
-void nbCommCreation(MPI_Comm Parent) {
-  MPI_Comm RC = realComm(Parent);
-  int N;
-  PMPI_Comm_size(RC, &N);
-  auto *Eps = static_cast<uint32_t *>(scratch(N * sizeof(uint32_t)));
-  PMPI_Allgather(&L->Epoch, 1, MPI_UINT32_T, Eps, 1, MPI_UINT32_T, RC);
-  uint32_t Min = L->Epoch;
-  for (int I = 0; I < N; ++I)
-    Min = Eps[I] < Min ? Eps[I] : Min;
-  scratchFree(Eps);
-  // Epochs differ by one at most: the members past the line are those in
-  // the larger one.
-  if (Min < L->Epoch && TakeResult == kWritten) {
-    logMessage("checkpoint %llu will not be committed: a communicator was "
-               "created while some of its members had taken it and others "
-               "not (it could not be re-created on restart)",
-               (unsigned long long)(L->VersionBase + L->Epoch));
-    TakeResult = kSaid;
-  }
-}
 
 //===-- Nondeterministic outcomes -----------------------------------------===//
 

@@ -1,0 +1,138 @@
+//===- CollectiveCalls.h - how the collective wrappers run -----*- C++ -*-===//
+//
+// What Collectives.cpp (blocking), NonblockingCollectives.cpp and
+// NeighbourCollectives.cpp share: every collective is MPI's own call on
+// the program's arguments (handles translated); under the non-blocking
+// protocol the call is numbered and, while the protocol needs it, its
+// outputs are logged (ProtocolCollectives.cpp). Internal to the layer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_MPI_COLLECTIVECALLS_H
+#define CCC_MPI_COLLECTIVECALLS_H
+
+#include "Layer.h"
+
+#include <cstring>
+
+namespace ccc {
+namespace mpi {
+
+inline CollOutputs noOutputs() { return CollOutputs(); }
+inline CollOutputs oneOutput(void *Buf, int Count, MPI_Datatype T) {
+  CollOutputs O;
+  O.S = CollOutputs::One;
+  O.Buf = Buf;
+  O.Count = Count;
+  O.Type = T;
+  return O;
+}
+// N blocks of Counts[i] elements of T at Buf + Displs[i] extents.
+inline CollOutputs blockOutputs(void *Buf, int N, const int *Counts,
+                                const int *Displs, MPI_Datatype T) {
+  CollOutputs O;
+  O.S = CollOutputs::Blocks;
+  O.Buf = Buf;
+  O.N = N;
+  O.Counts = Counts;
+  O.Displs = Displs;
+  O.Type = T;
+  return O;
+}
+// N blocks of Counts[i] elements of Types[i] at Buf + Displs[i] bytes.
+inline CollOutputs typedOutputs(void *Buf, int N, const int *Counts,
+                                const void *Displs, bool AintDispls,
+                                const MPI_Datatype *Types) {
+  CollOutputs O;
+  O.S = AintDispls ? CollOutputs::BlocksWA : CollOutputs::BlocksW;
+  O.Buf = Buf;
+  O.N = N;
+  O.Counts = Counts;
+  O.Displs = Displs;
+  O.Types = Types;
+  return O;
+}
+
+inline int commSize(MPI_Comm C) {
+  int N;
+  PMPI_Comm_size(realComm(C), &N);
+  return N;
+}
+inline int commRank(MPI_Comm C) {
+  int R;
+  PMPI_Comm_rank(realComm(C), &R);
+  return R;
+}
+
+// A blocking collective: Native() calls MPI's. Outputs() describes where
+// it leaves its results here; it is only asked under the non-blocking
+// protocol.
+template <typename O, typename F> int runCollective(MPI_Comm C, O Outputs,
+                                                    F Native) {
+  if (!NonBlocking)
+    return Native();
+  CollOutputs Out = Outputs();
+  uint64_t Seq;
+  bool Log;
+  if (nbCollStart(C, Out, &Seq, &Log))
+    return MPI_SUCCESS;
+  int E = Native();
+  if (E == MPI_SUCCESS && Log)
+    nbCollLog(C, Seq, Out, false);
+  return E;
+}
+
+// A copy of O in the saved heap, with its arrays (the program may keep
+// them only until the call completes; Fortran's are temporaries).
+CollOutputs *keepOutputs(const CollOutputs &O);
+
+// A non-blocking collective: a request of the layer's table, whose real
+// request Native(MPI_Request *) starts. Types, if not null, are NTypes real
+// datatypes MPI reads until the collective completes (kept with the
+// request; Native gets them as its second argument).
+template <typename O, typename F>
+int startCollective(MPI_Comm C, O Outputs, MPI_Request *Out, F Native,
+                    MPI_Datatype *Types = nullptr) {
+  Request *R;
+  MPI_Request H = newRequest(ReqKind::Coll, &R);
+  R->Comm = C;
+  R->RealTypes = Types;
+  if (NonBlocking) {
+    CollOutputs Outs = Outputs();
+    uint64_t Seq = 0;
+    bool Log;
+    bool FromLog = nbCollStart(C, Outs, &Seq, &Log);
+    R = request(H); // the table may have moved
+    R->CollSeq = Seq;
+    if (FromLog) {
+      R->Done = true;
+      memset(&R->Status, 0, sizeof(R->Status));
+      R->Status.MPI_SOURCE = MPI_ANY_SOURCE;
+      R->Status.MPI_TAG = MPI_ANY_TAG;
+      *Out = H;
+      return MPI_SUCCESS;
+    }
+    R->Outs = keepOutputs(Outs);
+    R->LogIt = Log;
+    if (Log)
+      nbCollPending(1);
+  }
+  int E = Native(&R->Real);
+  if (E != MPI_SUCCESS) {
+    if (R->LogIt)
+      nbCollPending(-1); // nothing was started: nothing to log
+    releaseRequest(H);
+    return E;
+  }
+  *Out = H;
+  return MPI_SUCCESS;
+}
+
+// The real datatypes of an Alltoallw-like call, NS to send (none in place)
+// then NR to receive, in the saved heap (kept with the request).
+MPI_Datatype *keepRealTypes(int NS, const MPI_Datatype *Send, int NR,
+                            const MPI_Datatype *Recv);
+
+
+} // namespace mpi
+} // namespace ccc
+#endif
