@@ -66,8 +66,8 @@ inline int commRank(MPI_Comm C) {
 // A blocking collective: Native() calls MPI's. Outputs() describes where
 // it leaves its results here; it is only asked under the non-blocking
 // protocol.
-template <typename O, typename F> int runCollective(MPI_Comm C, O Outputs,
-                                                    F Native) {
+template <typename O, typename F>
+int runCollective(MPI_Comm C, O Outputs, F Native) {
   if (!NonBlocking)
     return Native();
   CollOutputs Out = Outputs();
@@ -131,7 +131,6 @@ int startCollective(MPI_Comm C, O Outputs, MPI_Request *Out, F Native,
 // then NR to receive, in the saved heap (kept with the request).
 MPI_Datatype *keepRealTypes(int NS, const MPI_Datatype *Send, int NR,
                             const MPI_Datatype *Recv);
-
 
 } // namespace mpi
 } // namespace ccc

@@ -21,18 +21,14 @@ int MPI_Barrier(MPI_Comm C) {
   if (Bypass)
     return PMPI_Barrier(C);
   return runCollective(
-      C, [] { return noOutputs(); },
-      [&] { return PMPI_Barrier(realComm(C)); });
+      C, [] { return noOutputs(); }, [&] { return PMPI_Barrier(realComm(C)); });
 }
 
 int MPI_Bcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C) {
   if (Bypass)
     return PMPI_Bcast(B, N, T, Root, C);
   return runCollective(
-      C,
-      [&] {
-        return commRank(C) == Root ? noOutputs() : oneOutput(B, N, T);
-      },
+      C, [&] { return commRank(C) == Root ? noOutputs() : oneOutput(B, N, T); },
       [&] { return PMPI_Bcast(B, N, realType(T), Root, realComm(C)); });
 }
 
@@ -41,13 +37,9 @@ int MPI_Reduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
   if (Bypass)
     return PMPI_Reduce(S, R, N, T, Op, Root, C);
   return runCollective(
-      C,
+      C, [&] { return commRank(C) == Root ? oneOutput(R, N, T) : noOutputs(); },
       [&] {
-        return commRank(C) == Root ? oneOutput(R, N, T) : noOutputs();
-      },
-      [&] {
-        return PMPI_Reduce(S, R, N, realType(T), realOp(Op), Root,
-                           realComm(C));
+        return PMPI_Reduce(S, R, N, realType(T), realOp(Op), Root, realComm(C));
       });
 }
 
@@ -68,9 +60,7 @@ int MPI_Scan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
     return PMPI_Scan(S, R, N, T, Op, C);
   return runCollective(
       C, [&] { return oneOutput(R, N, T); },
-      [&] {
-        return PMPI_Scan(S, R, N, realType(T), realOp(Op), realComm(C));
-      });
+      [&] { return PMPI_Scan(S, R, N, realType(T), realOp(Op), realComm(C)); });
 }
 
 int MPI_Exscan(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
@@ -122,8 +112,7 @@ int MPI_Scatter(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   if (Bypass)
     return PMPI_Scatter(S, SN, ST, R, RN, RT, Root, C);
   return runCollective(
-      C,
-      [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      C, [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
       [&] {
         return PMPI_Scatter(S, SN, realType(ST), R, RN, realType(RT), Root,
                             realComm(C));
@@ -136,8 +125,7 @@ int MPI_Scatterv(const void *S, const int SN[], const int Displs[],
   if (Bypass)
     return PMPI_Scatterv(S, SN, Displs, ST, R, RN, RT, Root, C);
   return runCollective(
-      C,
-      [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      C, [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
       [&] {
         return PMPI_Scatterv(S, SN, Displs, realType(ST), R, RN, realType(RT),
                              Root, realComm(C));
@@ -164,8 +152,8 @@ int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
   return runCollective(
       C, [&] { return blockOutputs(R, commSize(C), RN, Displs, RT); },
       [&] {
-        return PMPI_Allgatherv(S, SN, realType(ST), R, RN, Displs,
-                               realType(RT), realComm(C));
+        return PMPI_Allgatherv(S, SN, realType(ST), R, RN, Displs, realType(RT),
+                               realComm(C));
       });
 }
 
@@ -201,8 +189,7 @@ int MPI_Alltoallw(const void *S, const int SN[], const int SD[],
     return PMPI_Alltoallw(S, SN, SD, STs, R, RN, RD, RTs, C);
   int Size = commSize(C);
   return runCollective(
-      C,
-      [&] { return typedOutputs(R, Size, RN, RD, false, RTs); },
+      C, [&] { return typedOutputs(R, Size, RN, RD, false, RTs); },
       [&] {
         auto *Types = static_cast<MPI_Datatype *>(
             scratch(2 * Size * sizeof(MPI_Datatype)));

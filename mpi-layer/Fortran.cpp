@@ -394,19 +394,18 @@ void mpi_ialltoallw_(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st,
   MPI_Comm C = MPI_Comm_f2c(*comm);
   TypeArrays T(sb, st, rt, C, false);
   MPI_Request Q = MPI_REQUEST_NULL;
-  *ierror = MPI_Ialltoallw(fortranBuffer(sb), sc, sd, T.Send,
-                           fortranBuffer(rb), rc, rd, T.Recv, C, &Q);
+  *ierror = MPI_Ialltoallw(fortranBuffer(sb), sc, sd, T.Send, fortranBuffer(rb),
+                           rc, rd, T.Recv, C, &Q);
   *request = MPI_Request_c2f(Q);
 }
 CCC_FORTRAN_ALIASES(mpi_ialltoallw, MPI_IALLTOALLW,
                     (void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *,
-                     MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-                     MPI_Fint *, MPI_Fint *))
+                     MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                     MPI_Fint *))
 
-void mpi_neighbor_alltoallw_(void *sb, MPI_Fint *sc, MPI_Aint *sd,
-                             MPI_Fint *st, void *rb, MPI_Fint *rc,
-                             MPI_Aint *rd, MPI_Fint *rt, MPI_Fint *comm,
-                             MPI_Fint *ierror) {
+void mpi_neighbor_alltoallw_(void *sb, MPI_Fint *sc, MPI_Aint *sd, MPI_Fint *st,
+                             void *rb, MPI_Fint *rc, MPI_Aint *rd, MPI_Fint *rt,
+                             MPI_Fint *comm, MPI_Fint *ierror) {
   MPI_Comm C = MPI_Comm_f2c(*comm);
   TypeArrays T(sb, st, rt, C, true);
   *ierror = MPI_Neighbor_alltoallw(fortranBuffer(sb), sc, sd, T.Send,
@@ -430,6 +429,6 @@ void mpi_ineighbor_alltoallw_(void *sb, MPI_Fint *sc, MPI_Aint *sd,
 }
 CCC_FORTRAN_ALIASES(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
                     (void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *,
-                     MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *,
-                     MPI_Fint *, MPI_Fint *))
+                     MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                     MPI_Fint *))
 }

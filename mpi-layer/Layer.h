@@ -563,8 +563,7 @@ int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv);
 bool nbCollStart(MPI_Comm C, const CollOutputs &O, uint64_t *Seq, bool *Log);
 // Logs the outputs of collective Seq on C (OpenAtLine: a non-blocking one
 // open at this rank's checkpoint).
-void nbCollLog(MPI_Comm C, uint64_t Seq, const CollOutputs &O,
-               bool OpenAtLine);
+void nbCollLog(MPI_Comm C, uint64_t Seq, const CollOutputs &O, bool OpenAtLine);
 // A non-blocking collective request completed (logs it if it must); the
 // number of such requests whose outputs are still to be logged changes.
 void nbCollCompleted(Request &R);

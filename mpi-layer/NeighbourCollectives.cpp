@@ -1,4 +1,5 @@
-//===- NeighbourCollectives.cpp - MPI_(I)neighbor_* ------------------------===//
+//===- NeighbourCollectives.cpp - MPI_(I)neighbor_*
+//------------------------===//
 //
 // Neighbourhood collectives on Cartesian, graph and distributed-graph
 // communicators, blocking and non-blocking: MPI's own calls, with their
@@ -40,14 +41,14 @@ int MPI_Neighbor_allgather(const void *S, int SN, MPI_Datatype ST, void *R,
   return runCollective(
       C, [&] { return oneOutput(R, RN * inDegree(C), RT); },
       [&] {
-        return PMPI_Neighbor_allgather(S, SN, realType(ST), R, RN,
-                                       realType(RT), realComm(C));
+        return PMPI_Neighbor_allgather(S, SN, realType(ST), R, RN, realType(RT),
+                                       realComm(C));
       });
 }
 
 int MPI_Neighbor_allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
-                            const int RN[], const int Displs[],
-                            MPI_Datatype RT, MPI_Comm C) {
+                            const int RN[], const int Displs[], MPI_Datatype RT,
+                            MPI_Comm C) {
   if (Bypass)
     return PMPI_Neighbor_allgatherv(S, SN, ST, R, RN, Displs, RT, C);
   return runCollective(
@@ -134,8 +135,8 @@ int MPI_Ineighbor_alltoall(const void *S, int SN, MPI_Datatype ST, void *R,
   return startCollective(
       C, [&] { return oneOutput(R, RN * inDegree(C), RT); }, Q,
       [&](MPI_Request *RQ) {
-        return PMPI_Ineighbor_alltoall(S, SN, realType(ST), R, RN,
-                                       realType(RT), realComm(C), RQ);
+        return PMPI_Ineighbor_alltoall(S, SN, realType(ST), R, RN, realType(RT),
+                                       realComm(C), RQ);
       });
 }
 
@@ -153,11 +154,10 @@ int MPI_Ineighbor_alltoallv(const void *S, const int SN[], const int SD[],
       });
 }
 
-int MPI_Ineighbor_alltoallw(const void *S, const int SN[],
-                            const MPI_Aint SD[], const MPI_Datatype STs[],
-                            void *R, const int RN[], const MPI_Aint RD[],
-                            const MPI_Datatype RTs[], MPI_Comm C,
-                            MPI_Request *Q) {
+int MPI_Ineighbor_alltoallw(const void *S, const int SN[], const MPI_Aint SD[],
+                            const MPI_Datatype STs[], void *R, const int RN[],
+                            const MPI_Aint RD[], const MPI_Datatype RTs[],
+                            MPI_Comm C, MPI_Request *Q) {
   if (Bypass)
     return PMPI_Ineighbor_alltoallw(S, SN, SD, STs, R, RN, RD, RTs, C, Q);
   int NO = outDegree(C), NI = inDegree(C);
@@ -165,8 +165,8 @@ int MPI_Ineighbor_alltoallw(const void *S, const int SN[],
   return startCollective(
       C, [&] { return typedOutputs(R, NI, RN, RD, true, RTs); }, Q,
       [&](MPI_Request *RQ) {
-        return PMPI_Ineighbor_alltoallw(S, SN, SD, Types, R, RN, RD,
-                                        Types + NO, realComm(C), RQ);
+        return PMPI_Ineighbor_alltoallw(S, SN, SD, Types, R, RN, RD, Types + NO,
+                                        realComm(C), RQ);
       },
       Types);
 }

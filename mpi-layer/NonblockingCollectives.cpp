@@ -27,8 +27,8 @@ CollOutputs *keepOutputs(const CollOutputs &O) {
       N * (O.S == CollOutputs::BlocksWA ? sizeof(MPI_Aint) : sizeof(int));
   size_t TBytes = O.Types ? N * sizeof(MPI_Datatype) : 0;
   size_t CBytes = N * sizeof(int);
-  auto *K = static_cast<CollOutputs *>(saved(
-      sizeof(CollOutputs) + round8(DBytes) + round8(TBytes) + CBytes));
+  auto *K = static_cast<CollOutputs *>(
+      saved(sizeof(CollOutputs) + round8(DBytes) + round8(TBytes) + CBytes));
   *K = O;
   if (!Arrays)
     return K;
@@ -77,10 +77,7 @@ int MPI_Ibcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C,
   if (Bypass)
     return PMPI_Ibcast(B, N, T, Root, C, Q);
   return startCollective(
-      C,
-      [&] {
-        return commRank(C) == Root ? noOutputs() : oneOutput(B, N, T);
-      },
+      C, [&] { return commRank(C) == Root ? noOutputs() : oneOutput(B, N, T); },
       Q,
       [&](MPI_Request *RQ) {
         return PMPI_Ibcast(B, N, realType(T), Root, realComm(C), RQ);
@@ -92,14 +89,11 @@ int MPI_Ireduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
   if (Bypass)
     return PMPI_Ireduce(S, R, N, T, Op, Root, C, Q);
   return startCollective(
-      C,
-      [&] {
-        return commRank(C) == Root ? oneOutput(R, N, T) : noOutputs();
-      },
+      C, [&] { return commRank(C) == Root ? oneOutput(R, N, T) : noOutputs(); },
       Q,
       [&](MPI_Request *RQ) {
-        return PMPI_Ireduce(S, R, N, realType(T), realOp(Op), Root,
-                            realComm(C), RQ);
+        return PMPI_Ireduce(S, R, N, realType(T), realOp(Op), Root, realComm(C),
+                            RQ);
       });
 }
 
@@ -178,8 +172,7 @@ int MPI_Iscatter(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   if (Bypass)
     return PMPI_Iscatter(S, SN, ST, R, RN, RT, Root, C, Q);
   return startCollective(
-      C,
-      [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      C, [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
       Q,
       [&](MPI_Request *RQ) {
         return PMPI_Iscatter(S, SN, realType(ST), R, RN, realType(RT), Root,
@@ -193,8 +186,7 @@ int MPI_Iscatterv(const void *S, const int SN[], const int Displs[],
   if (Bypass)
     return PMPI_Iscatterv(S, SN, Displs, ST, R, RN, RT, Root, C, Q);
   return startCollective(
-      C,
-      [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      C, [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
       Q,
       [&](MPI_Request *RQ) {
         return PMPI_Iscatterv(S, SN, Displs, realType(ST), R, RN, realType(RT),
@@ -247,8 +239,8 @@ int MPI_Ialltoallv(const void *S, const int SN[], const int SD[],
   return startCollective(
       C, [&] { return blockOutputs(R, commSize(C), RN, RD, RT); }, Q,
       [&](MPI_Request *RQ) {
-        return PMPI_Ialltoallv(S, SN, SD, realType(ST), R, RN, RD,
-                               realType(RT), realComm(C), RQ);
+        return PMPI_Ialltoallv(S, SN, SD, realType(ST), R, RN, RD, realType(RT),
+                               realComm(C), RQ);
       });
 }
 

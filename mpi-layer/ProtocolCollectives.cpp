@@ -38,14 +38,12 @@ using namespace nb;
 
 namespace {
 
-bool LogAll;        // from this rank's checkpoint until ALL
+bool LogAll;         // from this rank's checkpoint until ALL
 uint32_t OpenLogged; // requests to log when they complete
-uint32_t Debts;     // communicators with N < Max
+uint32_t Debts;      // communicators with N < Max
 uint64_t LoggedBytes;
 
-bool isInter(const Object &O) {
-  return O.How == Recipe::IntercommCreate;
-}
+bool isInter(const Object &O) { return O.How == Recipe::IntercommCreate; }
 
 // The counter of C, or null for a communicator of one rank (nothing to
 // agree on) or an unknown handle.
@@ -181,8 +179,7 @@ template <typename F> void forEachCounter(F Fn) {
   for (uint32_t I = 0; I < L->NObjs; ++I) {
     Object &O = L->Objs[I];
     if (O.Kind == ObjKind::Comm && O.Size > 1 && !isInter(O))
-      Fn(O.Coll, keyOf(O),
-         O.Live || O.FreedEpoch + 1 == L->Epoch);
+      Fn(O.Coll, keyOf(O), O.Live || O.FreedEpoch + 1 == L->Epoch);
   }
 }
 
@@ -357,8 +354,7 @@ uint64_t collLoggedBytes() { return LoggedBytes; }
 // version stays. One reduction (the epochs differ by one at most).
 void nbCommCreation(MPI_Comm Parent) {
   uint32_t Min = L->Epoch;
-  PMPI_Allreduce(&L->Epoch, &Min, 1, MPI_UINT32_T, MPI_MIN,
-                 realComm(Parent));
+  PMPI_Allreduce(&L->Epoch, &Min, 1, MPI_UINT32_T, MPI_MIN, realComm(Parent));
   if (Min < L->Epoch && TakeResult == kWritten) {
     logMessage("checkpoint %llu will not be committed: a communicator was "
                "created while some of its members had taken it and others "

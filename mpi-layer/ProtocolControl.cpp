@@ -356,8 +356,7 @@ void pollCtrl() {
     int N;
     PMPI_Get_count(&S, MPI_UINT64_T, &N);
     uint64_t Small[4];
-    uint64_t *Msg = N <= 4 ? Small
-                           : static_cast<uint64_t *>(scratch(N * 8));
+    uint64_t *Msg = N <= 4 ? Small : static_cast<uint64_t *>(scratch(N * 8));
     PMPI_Recv(Msg, N, MPI_UINT64_T, S.MPI_SOURCE, S.MPI_TAG, Ctrl,
               MPI_STATUS_IGNORE);
     Counts.MsgsIn++;

@@ -625,7 +625,6 @@ void forgetTypeShapes() {
     E.Valid = false;
 }
 
-
 //===-- Nondeterministic outcomes -----------------------------------------===//
 
 void logEvent(Event E, const int64_t *Vals, int NVals) {
