@@ -30,8 +30,13 @@ from oldproto import OldProtocol, OldRank
 from topo import depth, dims_create, halo, tree
 
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, as ccc's other tools say it
+        sys.exit('ccc: scale: %s (see --help)' % message)
+
+
 def parse():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap = Parser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--quick', action='store_true',
                     help='P = 16, 64, 256 (under 20 s; ctest bench.scale.quick)')
     ap.add_argument('--P', help='comma-separated rank counts')
