@@ -93,12 +93,10 @@ int main(int argc, char **argv) {
     // Allreduce: MPI_SUM and the user op, out of place and in place.
     MPI_Allreduce(X, Res[0], N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     memcpy(Res[1], X, N * sizeof *X);
-    MPI_Allreduce(MPI_IN_PLACE, Res[1], N, MPI_DOUBLE, MPI_SUM,
-                  MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, Res[1], N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(X, Res[2], N, MPI_DOUBLE, SumProd, MPI_COMM_WORLD);
     memcpy(Res[3], X, N * sizeof *X);
-    MPI_Allreduce(MPI_IN_PLACE, Res[3], N, MPI_DOUBLE, SumProd,
-                  MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, Res[3], N, MPI_DOUBLE, SumProd, MPI_COMM_WORLD);
     // Reduce to a rotating root, out of place and in place at the root;
     // only the root's result is defined, so only the root takes it.
     MPI_Reduce(X, Res[4], N, MPI_DOUBLE, MPI_SUM, Root, MPI_COMM_WORLD);
@@ -125,8 +123,7 @@ int main(int argc, char **argv) {
     // Reduce_scatter (uneven counts) and Reduce_scatter_block, both ways:
     // in place, the whole input is in the receive buffer and the result
     // at its start.
-    MPI_Reduce_scatter(X, Res[10], Counts, MPI_DOUBLE, MPI_SUM,
-                       MPI_COMM_WORLD);
+    MPI_Reduce_scatter(X, Res[10], Counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     memcpy(Res[11], X, N * sizeof *X);
     MPI_Reduce_scatter(MPI_IN_PLACE, Res[11], Counts, MPI_DOUBLE, SumProd,
                        MPI_COMM_WORLD);
