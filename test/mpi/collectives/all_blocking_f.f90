@@ -3,10 +3,11 @@
 ! ranks in reverse order and on a split into even and odd ranks: BARRIER,
 ! BCAST (a strided vector type), GATHER(V) (the root in place), SCATTER (a
 ! contiguous pair type), SCATTERV, ALLGATHER(V), ALLTOALL(V,W) (per-peer
-! types), REDUCE (SUM, MINLOC, a user op in place at the root), ALLREDUCE,
-! REDUCE_SCATTER(_BLOCK), SCAN, EXSCAN, roots rotating. Every result's bits
-! go into a hash that draws the next iteration's data; the state lives in
-! a module (saved in the image).
+! types), REDUCE (SUM, MINLOC, MAX in place at the root), ALLREDUCE,
+! REDUCE_SCATTER(_BLOCK), SCAN, EXSCAN, roots rotating. (No user op:
+! ccc refuses MPI_OP_CREATE from Fortran.) Every result's bits go into a
+! hash that draws the next iteration's data; the state lives in a module
+! (saved in the image).
 !   usage: all_blocking_f ITERATIONS   (1 to 8 ranks; tests use 3)
 ! Rank 0 prints every rank's hash and final data in hexadecimal.
 module coll_state
@@ -16,7 +17,7 @@ module coll_state
   integer(8) :: hash
   real(8) :: x(k)
   integer :: ints(k)
-  integer :: strided, pair, halfplus_op
+  integer :: strided, pair
 contains
   pure function mix(v) result(y)
     integer(8), intent(in) :: v
@@ -56,13 +57,6 @@ contains
       x(i) = (real(ishft(r, -11), 8) * 2.0d0**(-53) - 0.5d0) * 8.0d0**(i - 1)
       ints(i) = int(mod(ishft(r, -40), 1000_8)) - 500
     end do
-  end subroutine
-
-  ! Not commutative: (a, b) -> a/2 + b.
-  subroutine halfplus(invec, inoutvec, n, dtype)
-    integer :: n, dtype
-    real(8) :: invec(n), inoutvec(n)
-    inoutvec = invec * 0.5d0 + inoutvec
   end subroutine
 
   ! Doubles rank r sends to rank j in ALLTOALLV: 1..3.
@@ -197,7 +191,7 @@ contains
                        rtypes, comm, ierr)
     call take(b, rbytes / 8)
 
-    ! REDUCE: SUM, MINLOC of (value, rank), the user op in place at root.
+    ! REDUCE: SUM, MINLOC of (value, rank), MAX in place at the root.
     call MPI_REDUCE(x, b, k, MPI_DOUBLE_PRECISION, MPI_SUM, root, comm, ierr)
     if (r == root) call take(b, k)
     loc = (/ x(4), real(r, 8) /)
@@ -206,21 +200,21 @@ contains
     if (r == root) call take(minv, 2)
     b(1:k) = x
     if (r == root) then
-      call MPI_REDUCE(MPI_IN_PLACE, b, k, MPI_DOUBLE_PRECISION, halfplus_op, &
+      call MPI_REDUCE(MPI_IN_PLACE, b, k, MPI_DOUBLE_PRECISION, MPI_MAX, &
                       root, comm, ierr)
       call take(b, k)
     else
-      call MPI_REDUCE(b, a, k, MPI_DOUBLE_PRECISION, halfplus_op, root, &
-                      comm, ierr)
+      call MPI_REDUCE(b, a, k, MPI_DOUBLE_PRECISION, MPI_MAX, root, comm, &
+                      ierr)
     end if
 
-    ! ALLREDUCE: SUM, MAX of integers in place, the user op.
+    ! ALLREDUCE: SUM, MAX of integers in place, MIN.
     call MPI_ALLREDUCE(x, b, k, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
     call take(b, k)
     ib = ints
     call MPI_ALLREDUCE(MPI_IN_PLACE, ib, k, MPI_INTEGER, MPI_MAX, comm, ierr)
     call take_ints(ib, k)
-    call MPI_ALLREDUCE(x, b, k, MPI_DOUBLE_PRECISION, halfplus_op, comm, ierr)
+    call MPI_ALLREDUCE(x, b, k, MPI_DOUBLE_PRECISION, MPI_MIN, comm, ierr)
     call take(b, k)
 
     ! REDUCE_SCATTER (j+1 to rank j), REDUCE_SCATTER_BLOCK (2, in place).
@@ -237,8 +231,8 @@ contains
                                   MPI_SUM, comm, ierr)
     call take(a, 2)
 
-    ! SCAN with the user op; EXSCAN of integers (undefined at rank 0).
-    call MPI_SCAN(x, b, k, MPI_DOUBLE_PRECISION, halfplus_op, comm, ierr)
+    ! SCAN (PROD); EXSCAN of integers (undefined at rank 0).
+    call MPI_SCAN(x, b, k, MPI_DOUBLE_PRECISION, MPI_PROD, comm, ierr)
     call take(b, k)
     call MPI_EXSCAN(ints, ib, k, MPI_INTEGER, MPI_SUM, comm, ierr)
     if (r > 0) call take_ints(ib, k)
@@ -275,7 +269,6 @@ program all_blocking_f
                                pair, ierr)
   call MPI_TYPE_COMMIT(pair, ierr)
   call MPI_TYPE_FREE(two, ierr)
-  call MPI_OP_CREATE(halfplus, .false., halfplus_op, ierr)
 
   hash = mix(int(4660 + rank, 8))
   call draw()
@@ -300,7 +293,6 @@ program all_blocking_f
         hashes(i + 1), ' data', (transfer(data(i * k + j), 0_8), j = 1, k)
     end do
   end if
-  call MPI_OP_FREE(halfplus_op, ierr)
   call MPI_TYPE_FREE(pair, ierr)
   call MPI_TYPE_FREE(strided, ierr)
   call MPI_COMM_FREE(parity, ierr)
