@@ -84,7 +84,8 @@ static void families(MPI_Comm C, long It) {
   take(A, 5);
 
   // Gather of 2 doubles; Gatherv of R+1 doubles, in reverse rank order with
-  // a gap of one between blocks, the root in place.
+  // a gap of one between blocks, the root in place, the other ranks passing
+  // NULL for what counts at the root only (as MPI allows).
   MPI_Gather(X, 2, MPI_DOUBLE, B, 2, MPI_DOUBLE, Root, C);
   if (R == Root)
     take(B, 2 * P);
@@ -116,7 +117,10 @@ static void families(MPI_Comm C, long It) {
     Displs[J] = D;
     D += J + 1;
   }
-  MPI_Scatterv(A, Counts, Displs, MPI_DOUBLE, B, R + 1, MPI_DOUBLE, Root, C);
+  if (R == Root) // the send arguments count at the root only
+    MPI_Scatterv(A, Counts, Displs, MPI_DOUBLE, B, R + 1, MPI_DOUBLE, Root, C);
+  else
+    MPI_Scatterv(NULL, NULL, NULL, MPI_DOUBLE, B, R + 1, MPI_DOUBLE, Root, C);
   take(B, R + 1);
 
   // Allgather of a struct {int, double}; Allgatherv of (J%2)+1 doubles.
