@@ -39,8 +39,18 @@
 #define NR 3       /* ranks */
 #define NC 2       /* communicators: 0 = world, 1 = {1,2} */
 #define NS 2       /* collectives per communicator in the program, at most */
+#ifndef MAXE
 #define MAXE 2     /* checkpoints (epochs) taken, at most */
-#define NPC 14     /* program length per rank */
+#endif
+#if MAXE > 1
+#define ONE_INITIATOR  /* one rank begins each checkpoint (state space) */
+#endif
+#ifdef ONE_INITIATOR
+#define MAYBEGIN(r) (!begun[ep[r]+1])
+#else
+#define MAYBEGIN(r) (1)
+#endif
+#define NPC 13     /* program length per rank */
 #define NM (NR*NPC)
 #define NLOG 6     /* records in one rank's log of one epoch, at most */
 #define NREG 4     /* entries in one rank's early registry, at most */
@@ -123,6 +133,7 @@ byte loggedKids[NR*MAXE];
 bit worst[NR*MAXE];       /* outcome: 1 = a rank finished before taking it */
 bit fnsh[NR*MAXE];        /* this rank took it in MPI_Finalize: no image */
 bit fwd[NR*MAXE];         /* START forwarded */
+bit begun[MAXE+1];        /* a rank began checkpoint e on its own */
 bit committed[MAXE+1];
 bit abandoned[MAXE+1];
 
@@ -489,14 +500,14 @@ inline classify(r, from, wild) {
 }
 
 #define CTL(s) \
-  :: atomic { nempty(ctl[PR(s,r)]) -> \
-       ctl[PR(s,r)]?t_kind,t_e,t_k,t_a,t_b; onCtl(r, s); progress(r) }
+  :: d_step { nempty(ctl[PR(s,r)]) -> \
+       ctl[PR(s,r)]?t_kind,t_e,t_k,t_a,t_b; onCtl(r, s); progress(r); skip }
 
 #define RECVFROM(s) \
-  :: atomic { !fin[r] && OP(r) == RECV && (ARG(r) == s || ARG(r) == ANY) && \
+  :: d_step { !fin[r] && OP(r) == RECV && (ARG(r) == s || ARG(r) == ANY) && \
               nempty(app[PR(s,r)]) -> \
        app[PR(s,r)]?t_E,t_lg,t_seq,t_id; \
-       classify(r, s, ARG(r) == ANY); pc[r]++; progress(r) }
+       classify(r, s, ARG(r) == ANY); pc[r]++; progress(r); skip }
 
 proctype rank(byte r) {
 end:
@@ -504,41 +515,46 @@ end:
   CTL(0)
   CTL(1)
   CTL(2)
-  :: atomic { ep[r] > 0 && !doneSent[IX(r,ep[r])] && initOut[IX(r,ep[r])] == 0 &&
-              doneKids[IX(r,ep[r])] == nkids[r] -> progress(r) }
-  :: atomic { !fin[r] && OP(r) == SITE ->
-       assert(want[r] <= ep[r] + 1);
+  :: d_step { ep[r] > 0 && !doneSent[IX(r,ep[r])] && initOut[IX(r,ep[r])] == 0 &&
+              doneKids[IX(r,ep[r])] == nkids[r] -> progress(r); skip }
+  :: d_step { !fin[r] && OP(r) == SITE && mode[r] == RUN && want[r] > ep[r] ->
+       /* told (START, INIT or an early message): checkpoint here */
+       assert(want[r] == ep[r] + 1);
+       takeCkpt(r, 0);
+       pc[r]++;
+       progress(r); skip }
+  :: d_step { !fin[r] && OP(r) == SITE && mode[r] == RUN && want[r] <= ep[r] &&
+              ep[r] < MAXE && MAYBEGIN(r) ->
+       begun[ep[r]+1] = 1;
+       /* this rank begins a checkpoint on its own (timer, signal, forced) */
+       takeCkpt(r, 0);
+       want[r] = ep[r];
        if
-       :: mode[r] == RUN && want[r] > ep[r] -> takeCkpt(r, 0)
-       :: mode[r] == RUN && want[r] <= ep[r] && ep[r] < MAXE ->
-          /* this rank begins a checkpoint on its own */
-          takeCkpt(r, 0);
-          want[r] = ep[r];
-          if
-          :: r == 0 -> fwd[IX(r,ep[r])] = 1; sendKids(r, START, ep[r], 0, 0, 0)
-          :: else -> sendctl(r, 0, START, ep[r], 0, 0, 0)
-          fi
-       :: !(mode[r] == RUN && want[r] > ep[r]) -> skip
+       :: r == 0 -> fwd[IX(r,ep[r])] = 1; sendKids(r, START, ep[r], 0, 0, 0)
+       :: else -> sendctl(r, 0, START, ep[r], 0, 0, 0)
        fi;
        pc[r]++;
-       progress(r) }
-  :: atomic { !fin[r] && OP(r) == SEND ->
+       progress(r); skip }
+  :: d_step { !fin[r] && OP(r) == SITE && !(mode[r] == RUN && want[r] > ep[r]) ->
+       pc[r]++;
+       progress(r); skip }
+  :: d_step { !fin[r] && OP(r) == SEND ->
        t_q = ARG(r);
        t_m = r*NPC + pc[r];
        assert(nfull(app[PR(r,t_q)]));
        app[PR(r,t_q)]!ep[r], (mode[r] == NDLOG), sent[PR(r,t_q)], t_m;
        sent[PR(r,t_q)]++;
        msEp[t_m] = ep[r];
-       pc[r]++ }
+       pc[r]++; skip }
   RECVFROM(0)
   RECVFROM(1)
   RECVFROM(2)
-  :: atomic { !fin[r] && OP(r) == CST ->
+  :: d_step { !fin[r] && OP(r) == CST ->
        t_c = ARG(r);
        cst[CS(t_c, ncs[r*NC+t_c])]++;
        ncs[r*NC+t_c]++;
-       pc[r]++ }
-  :: atomic { !fin[r] && OP(r) == CWT &&
+       pc[r]++; skip }
+  :: d_step { !fin[r] && OP(r) == CWT &&
               cst[CS(ARG(r), ncc[r*NC+ARG(r)])] == MEMBERS(ARG(r)) ->
        t_c = ARG(r);
        t_s = ncc[r*NC+t_c];
@@ -554,19 +570,19 @@ end:
        :: else -> skip
        fi;
        pc[r]++;
-       progress(r) }
-  :: atomic { !fin[r] && OP(r) == END -> fin[r] = 1 }
-  :: atomic { fin[r] && mode[r] == RUN && want[r] > ep[r] ->
+       progress(r); skip }
+  :: d_step { !fin[r] && OP(r) == END -> fin[r] = 1; skip }
+  :: d_step { fin[r] && mode[r] == RUN && want[r] > ep[r] ->
        /* MPI_Finalize before taking it: takes part without an image */
        takeCkpt(r, 1);
-       progress(r) }
+       progress(r); skip }
   od
 }
 
 /* ---- Restart from line E: Restore mode ---- */
 
 #define RRECVFROM(s) \
-  :: atomic { rwait[r] && (rsrc[r] == s || rsrc[r] == ANY) && nempty(app[PR(s,r)]) -> \
+  :: d_step { rwait[r] && (rsrc[r] == s || rsrc[r] == ANY) && nempty(app[PR(s,r)]) -> \
        app[PR(s,r)]?t_E,t_lg,t_seq,t_id; \
        assert(t_E == E && !rgot[t_id]); \
        rgot[t_id] = 1; \
@@ -574,13 +590,13 @@ end:
        :: origNd[r*NPC+rpc[r]] == E -> assert(t_id == origId[r*NPC+rpc[r]]) \
        :: else -> skip \
        fi; \
-       rwait[r] = 0; rsrc[r] = 0; rpc[r]++ }
+       rwait[r] = 0; rsrc[r] = 0; rpc[r]++; skip }
 
 proctype restarted(byte r) {
   do
   :: op[r*NPC+rpc[r]] == END -> break
-  :: atomic { op[r*NPC+rpc[r]] == SITE -> rpc[r]++ }
-  :: atomic { op[r*NPC+rpc[r]] == SEND ->
+  :: d_step { op[r*NPC+rpc[r]] == SITE -> rpc[r]++; skip }
+  :: d_step { op[r*NPC+rpc[r]] == SEND ->
        t_q = arg[r*NPC+rpc[r]];
        t_m = r*NPC + rpc[r];
        t_seq = rsent[PR(r,t_q)];
@@ -603,8 +619,8 @@ proctype restarted(byte r) {
           assert(nfull(app[PR(r,t_q)]));
           app[PR(r,t_q)]!E, 0, t_seq, t_m
        fi;
-       rpc[r]++ }
-  :: atomic { op[r*NPC+rpc[r]] == RECV && !rwait[r] ->
+       rpc[r]++; skip }
+  :: d_step { op[r*NPC+rpc[r]] == RECV && !rwait[r] ->
        /* a late message of this receive op comes from the log; a logged
           wildcard choice narrows the source */
        t_f = 0;
@@ -629,11 +645,11 @@ proctype restarted(byte r) {
        :: t_f -> rpc[r]++
        :: !t_f && !rwait[r] -> rwait[r] = 1; rsrc[r] = arg[r*NPC+rpc[r]]
        :: else -> skip
-       fi }
+       fi; skip }
   RRECVFROM(0)
   RRECVFROM(1)
   RRECVFROM(2)
-  :: atomic { op[r*NPC+rpc[r]] == CST ->
+  :: d_step { op[r*NPC+rpc[r]] == CST ->
        t_c = arg[r*NPC+rpc[r]];
        t_s = rn[r*NC+t_c];
        rn[r*NC+t_c]++;
@@ -656,13 +672,13 @@ proctype restarted(byte r) {
           rcst[CS(t_c,t_s)]++
        :: else -> skip
        fi;
-       rpc[r]++ }
-  :: atomic { op[r*NPC+rpc[r]] == CWT &&
+       rpc[r]++; skip }
+  :: d_step { op[r*NPC+rpc[r]] == CWT &&
               (rfromLog[r*NC+arg[r*NPC+rpc[r]]] ||
                rcst[CS(arg[r*NPC+rpc[r]], ropenS[r*NC+arg[r*NPC+rpc[r]]])] ==
                  MEMBERS(arg[r*NPC+rpc[r]])) ->
        rfromLog[r*NC+arg[r*NPC+rpc[r]]] = 0;
-       rpc[r]++ }
+       rpc[r]++; skip }
   od;
   rdone[r] = 1
 }
@@ -670,26 +686,46 @@ proctype restarted(byte r) {
 #define P(r,i,o,a) op[(r)*NPC+(i)] = o; arg[(r)*NPC+(i)] = a
 
 #define RESOLVED(e) ((ep[0] < e && ep[1] < e && ep[2] < e) || committed[e] || abandoned[e])
+#if MAXE > 1
+#define ALLRESOLVED (RESOLVED(1) && RESOLVED(2))
+#else
+#define ALLRESOLVED RESOLVED(1)
+#endif
 
 init {
   atomic {
-    /* rank 0: two rounds of: send to 1, two wildcard receives, a
-       collective on world */
+#if MAXE == 1
+    /* rank 0: send to 1, two wildcard receives, a collective on world;
+       then a wildcard receive and a collective on world */
     P(0,0,SITE,0); P(0,1,SEND,1); P(0,2,RECV,ANY); P(0,3,RECV,ANY);
-    P(0,4,CST,0); P(0,5,CWT,0); P(0,6,SITE,0); P(0,7,SEND,1);
-    P(0,8,RECV,ANY); P(0,9,RECV,ANY); P(0,10,CST,0); P(0,11,CWT,0);
-    P(0,12,SITE,0); P(0,13,END,0);
-    /* rank 1: send to 0, receive from 0, a collective on {1,2}, world */
+    P(0,4,CST,0); P(0,5,CWT,0); P(0,6,SITE,0); P(0,7,RECV,ANY);
+    P(0,8,CST,0); P(0,9,CWT,0); P(0,10,SITE,0); P(0,11,END,0);
+    /* rank 1: send to 0, receive from 0, a collective on {1,2}, on world;
+       then send to 0, a collective on world */
     P(1,0,SITE,0); P(1,1,SEND,0); P(1,2,RECV,0); P(1,3,CST,1);
     P(1,4,CWT,1); P(1,5,CST,0); P(1,6,CWT,0); P(1,7,SITE,0);
-    P(1,8,SEND,0); P(1,9,RECV,0); P(1,10,CST,0); P(1,11,CWT,0);
-    P(1,12,SITE,0); P(1,13,END,0);
+    P(1,8,SEND,0); P(1,9,CST,0); P(1,10,CWT,0); P(1,11,SITE,0);
+    P(1,12,END,0);
     /* rank 2: send to 0, a non-blocking collective on {1,2} open across
-       a site, world */
+       a site, a collective on world; then one more on world */
     P(2,0,SITE,0); P(2,1,SEND,0); P(2,2,CST,1); P(2,3,SITE,0);
     P(2,4,CWT,1); P(2,5,CST,0); P(2,6,CWT,0); P(2,7,SITE,0);
-    P(2,8,SEND,0); P(2,9,CST,0); P(2,10,CWT,0); P(2,11,SITE,0);
-    P(2,12,END,0);
+    P(2,8,CST,0); P(2,9,CWT,0); P(2,10,SITE,0); P(2,11,END,0);
+#else
+    /* two checkpoints in flight: a short program, sites between every
+       exchange. rank 0: send to 1, three wildcard receives (two from 1,
+       one from 2), a collective on world between */
+    P(0,0,SITE,0); P(0,1,SEND,1); P(0,2,RECV,ANY); P(0,3,SITE,0);
+    P(0,4,CST,0); P(0,5,CWT,0); P(0,6,RECV,ANY); P(0,7,SITE,0);
+    P(0,8,RECV,ANY); P(0,9,SITE,0); P(0,10,END,0);
+    /* rank 1: send to 0, receive from 0, world, send to 0 */
+    P(1,0,SITE,0); P(1,1,SEND,0); P(1,2,RECV,0); P(1,3,SITE,0);
+    P(1,4,CST,0); P(1,5,CWT,0); P(1,6,SITE,0); P(1,7,SEND,0);
+    P(1,8,SITE,0); P(1,9,END,0);
+    /* rank 2: world, send to 0 */
+    P(2,0,SITE,0); P(2,1,CST,0); P(2,2,CWT,0); P(2,3,SITE,0);
+    P(2,4,SEND,0); P(2,5,SITE,0); P(2,6,END,0);
+#endif
 #ifdef CHAIN
     parent[0] = UNSET; parent[1] = 0; parent[2] = 1;
     nkids[0] = 1; nkids[1] = 1; nkids[2] = 0;
@@ -710,7 +746,7 @@ init {
   }
   /* every rank finished and every checkpoint begun is committed or
      abandoned */
-  (fin[0] && fin[1] && fin[2] && RESOLVED(1) && RESOLVED(2));
+  (fin[0] && fin[1] && fin[2] && ALLRESOLVED);
   /* a checkpoint is abandoned only if a rank reached MPI_Finalize first */
   for (t_e : 1 .. MAXE) {
     assert(!abandoned[t_e] ||
@@ -720,8 +756,12 @@ init {
   }
   if
   :: committed[1] -> E = 1
+#if MAXE > 1
   :: committed[2] -> E = 2
   :: !committed[1] && !committed[2] -> goto done
+#else
+  :: !committed[1] -> goto done
+#endif
   fi;
   atomic {
     for (t_i : 0 .. NR*NR-1) {
