@@ -78,6 +78,21 @@
 
 mtype = { START, INIT, DONE, ALL, LOGGED };
 
+/* -DREACH=n makes event n an assertion violation, to show that the search
+   reaches it (run_spin.sh --expect-violation; ctest model.protocol.reaches):
+   1 late message logged, 2 early message registered, 3 wildcard choice
+   logged, 4 crossing collective logged by a member with cut <= s, 5 a rank
+   takes checkpoint 2 while another is still in period 1, 6 early send
+   suppressed on restart, 7 late message replayed from the log, 8 collective
+   re-executed from the log, 9 non-blocking collective open at the line
+   completed from the log, 10 checkpoint 2 committed, 11 a checkpoint
+   abandoned (a rank reached MPI_Finalize first) */
+#ifdef REACH
+#define REACHED(n) assert(REACH != n)
+#else
+#define REACHED(n) skip
+#endif
+
 #define PR(p,q) ((p)*NR+(q))
 #define IX(r,e) ((r)*MAXE+(e)-1)
 #define IXC(r,e,c) (IX(r,e)*NC+(c))
@@ -237,6 +252,11 @@ inline takeCkpt(r, isFin) {
     sent[PR(r,cq)] = 0
   }
   lateWant[PR(r,r)] = 0;
+  if
+  :: ce == 2 && ((ep[0] == 1 && mode[0] != RUN) || (ep[1] == 1 && mode[1] != RUN) ||
+                 (ep[2] == 1 && mode[2] != RUN)) -> REACHED(5)
+  :: else -> skip
+  fi;
   ep[r] = ce;
   mode[r] = NDLOG
 }
@@ -336,7 +356,11 @@ inline checkLine(ee) {
         kx = (ISMEMBER(kr,kc) &&
               ((cut[IXC(kr,ee,kc)] <= ks && ks < kmax) ||
                (ks < cut[IXC(kr,ee,kc)] && ks + iopen[IXC(kr,ee,kc)] >= cut[IXC(kr,ee,kc)])));
-        assert(kn == kx)
+        assert(kn == kx);
+        if
+        :: kn && cut[IXC(kr,ee,kc)] <= ks -> REACHED(4)
+        :: else -> skip
+        fi
       }
     }
   }
@@ -348,8 +372,12 @@ inline commit(ee) {
     assert(pend[IX(kr,ee)])
   }
   if
-  :: worst[IX(0,ee)] -> abandoned[ee] = 1
-  :: else -> checkLine(ee); committed[ee] = 1
+  :: worst[IX(0,ee)] -> abandoned[ee] = 1; REACHED(11)
+  :: else -> checkLine(ee); committed[ee] = 1;
+     if
+     :: ee == 2 -> REACHED(10)
+     :: else -> skip
+     fi
   fi
 }
 
@@ -470,7 +498,8 @@ inline classify(r, from, wild) {
      /* late: a late message after the period ended would be lost */
      assert(mode[r] != RUN);
      lateGot[PR(r,from)]++;
-     addLog(r, ep[r], LATE, from, pc[r], t_id)
+     addLog(r, ep[r], LATE, from, pc[r], t_id);
+     REACHED(1)
   :: t_E == ep[r] ->
      recvd[PR(r,from)]++;
      if
@@ -478,7 +507,7 @@ inline classify(r, from, wild) {
      :: mode[r] == NDLOG && t_lg ->
         origNd[r*NPC+pc[r]] = ep[r];
         if
-        :: wild -> addLog(r, ep[r], WILD, from, pc[r], t_id)
+        :: wild -> addLog(r, ep[r], WILD, from, pc[r], t_id); REACHED(3)
         :: else -> skip
         fi
      :: else -> skip
@@ -491,6 +520,7 @@ inline classify(r, from, wild) {
      rgs[RI(r,t_E,rgn[IX(r,t_E)])] = t_seq;
      rgid[RI(r,t_E,rgn[IX(r,t_E)])] = t_id;
      rgn[IX(r,t_E)]++;
+     REACHED(2);
      if
      :: want[r] < t_E -> want[r] = t_E
      :: else -> skip
@@ -614,7 +644,7 @@ proctype restarted(byte r) {
          fi
        }
        if
-       :: t_f -> assert(mrEp[t_m] != UNSET && mrEp[t_m] < E && msEp[t_m] >= E)
+       :: t_f -> assert(mrEp[t_m] != UNSET && mrEp[t_m] < E && msEp[t_m] >= E); REACHED(6)
        :: else ->
           assert(nfull(app[PR(r,t_q)]));
           app[PR(r,t_q)]!E, 0, t_seq, t_m
@@ -635,7 +665,8 @@ proctype restarted(byte r) {
                t_id = lid[LI(r,E,t_i)];
                assert(!rgot[t_id] && t_id == origId[r*NPC+rpc[r]]);
                assert(msEp[t_id] < E && mrEp[t_id] >= E);
-               rgot[t_id] = 1
+               rgot[t_id] = 1;
+               REACHED(7)
             :: else -> rwait[r] = 1; rsrc[r] = la[LI(r,E,t_i)]
             fi
          :: else -> skip
@@ -660,7 +691,8 @@ proctype restarted(byte r) {
          :: !t_f && !lu[r*NLOG+t_i] && lk[LI(r,E,t_i)] == COLL &&
             la[LI(r,E,t_i)] == t_c && lb[LI(r,E,t_i)] == t_s ->
             t_f = 1;
-            lu[r*NLOG+t_i] = 1
+            lu[r*NLOG+t_i] = 1;
+            REACHED(8)
          :: else -> skip
          fi
        }
@@ -745,25 +777,28 @@ init {
     run rank(2)
   }
   /* every rank finished and every checkpoint begun is committed or
-     abandoned */
-  (fin[0] && fin[1] && fin[2] && ALLRESOLVED);
-  /* a checkpoint is abandoned only if a rank reached MPI_Finalize first */
-  for (t_e : 1 .. MAXE) {
-    assert(!abandoned[t_e] ||
-           fnsh[IX(0,t_e)] || fnsh[IX(1,t_e)] || fnsh[IX(2,t_e)]);
-    assert(!committed[t_e] ||
-           !(fnsh[IX(0,t_e)] || fnsh[IX(1,t_e)] || fnsh[IX(2,t_e)]))
-  }
-  if
-  :: committed[1] -> E = 1
-#if MAXE > 1
-  :: committed[2] -> E = 2
-  :: !committed[1] && !committed[2] -> goto done
-#else
-  :: !committed[1] -> goto done
-#endif
-  fi;
+     abandoned. Atomic: the temporaries are not part of the state. */
   atomic {
+    (fin[0] && fin[1] && fin[2] && ALLRESOLVED);
+    /* a checkpoint is abandoned only if a rank reached MPI_Finalize first */
+    for (t_e : 1 .. MAXE) {
+      assert(!abandoned[t_e] ||
+             fnsh[IX(0,t_e)] || fnsh[IX(1,t_e)] || fnsh[IX(2,t_e)]);
+      assert(!committed[t_e] ||
+             !(fnsh[IX(0,t_e)] || fnsh[IX(1,t_e)] || fnsh[IX(2,t_e)]))
+    }
+    /* restart from a committed line (either, when both are) */
+    if
+    :: committed[1] -> E = 1
+#if MAXE > 1
+    :: committed[2] -> E = 2
+#endif
+    :: else -> E = 0
+    fi;
+    if
+    :: E == 0 -> goto done
+    :: else -> skip
+    fi;
     for (t_i : 0 .. NR*NR-1) {
       assert(len(app[t_i]) == 0)
     }
@@ -797,6 +832,7 @@ init {
              fi
            }
            assert(t_f);
+           REACHED(9);
            rfromLog[kr*NC+t_c] = 1
         :: else -> skip
         fi
