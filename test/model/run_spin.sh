@@ -45,10 +45,10 @@ if [ -n "$expect" ]; then
   echo "ccc: spin did not report a violated assertion matching '$expect'" >&2
   exit 1
 fi
+grep -q "errors: 0$" pan.out || { echo "ccc: spin found an error in the model (see $work/pan.out; spin -t -p model.pml replays it)" >&2; exit 1; }
 if grep -q "out of memory" pan.out || grep -q "Search not completed" pan.out ||
    grep -q "max search depth too small" pan.out; then
   echo "ccc: the search was not complete" >&2
   exit 1
 fi
-grep -q "errors: 0$" pan.out || { echo "ccc: spin found an error in the model (see $work/pan.out, spin -t -p model.pml)" >&2; exit 1; }
 echo "spin: no errors"
