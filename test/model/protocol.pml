@@ -3,11 +3,13 @@
  *
  * What it stands for (docs/mpi.md, "The protocol's model"; design of issue
  * 20): three MPI ranks run a small fixed program of sites, sends, receives
- * (some with MPI_ANY_SOURCE) and collectives on two communicators (world,
- * and {1,2} with a non-blocking collective open across a site). Any rank may
- * begin a checkpoint at a site (timer, signal, forced site); at most MAXE
- * checkpoints are taken, and a rank begins checkpoint e+1 as soon as its own
- * period e ended, while others may still be in theirs. The layer's state
+ * (some with MPI_ANY_SOURCE) and collectives. Any rank may begin a checkpoint
+ * at a site (timer, signal, forced site); at most MAXE checkpoints are
+ * taken. MAXE=2 (default): a short program on world, one rank begins each
+ * checkpoint, and a rank begins checkpoint 2 as soon as its own period 1
+ * ended, while others may still be in theirs. -DMAXE=1: a longer program
+ * with a second communicator {1,2} and a non-blocking collective open
+ * across a site, and several ranks may begin the checkpoint at once. The layer's state
  * per rank (mpi-layer/Protocol.cpp, ProtocolMessages.cpp, the collectives
  * part of the new design) is in global arrays indexed by rank, so that the
  * checks can read every rank's state.
