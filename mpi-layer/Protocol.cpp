@@ -14,18 +14,19 @@
 //   early  sent after the sender's checkpoint, received before ours: its
 //          sequence number goes to the early registry, saved in our image,
 //          and the sender suppresses that send when it re-executes.
-// Modes: Run -> (checkpoint) NonDet-Log -> (Checkpoint-Initiated from every
-// rank, or a message from a rank that stopped logging) RecvOnly-Log -> (all
-// late messages received: write the log) Run. Restore replays the log.
-// Tests, Waitany/some, Iprobe outcomes are logged in NonDet-Log mode and
-// replayed in order.
+// Modes: Run -> (checkpoint) NonDet-Log -> (ALL: every rank checkpointed,
+// or a message from a rank that stopped logging) RecvOnly-Log -> (all late
+// messages received, the collectives this rank must log logged: write the
+// log) Run. Restore replays the log. Tests, Waitany/some, Iprobe outcomes
+// are logged in NonDet-Log mode and replayed in order.
 //
-// A version counts once rank 0 knows that every rank wrote its image and its
-// log; it then writes the commit record.
+// A version counts once rank 0 knows, up the tree of control messages, that
+// every rank wrote its image and its log; it then writes the commit record.
 //
-// This file: modes, the message log and its file, control messages, sites
-// and restart. ProtocolMessages.cpp: headers, sends and receives, replay;
-// ProtocolCollectives.cpp: collectives; ProtocolInternal.h: what they share.
+// This file: modes, the message log and its file, the period, sites and
+// restart. ProtocolControl.cpp: control messages; ProtocolMessages.cpp:
+// headers, sends and receives, replay; ProtocolCollectives.cpp: collectives
+// across the line; ProtocolInternal.h: what they share.
 //
 //===----------------------------------------------------------------------===//
 #include "Layer.h"

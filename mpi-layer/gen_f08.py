@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates the `mpi_f08` module for flang from functions.spec.
 
-usage: gen_f08.py functions.spec MPI_MOD OUT.f90
+usage: gen_f08.py functions.spec MPI_MOD OUT.f90 [HANDWRITTEN.cpp...]
 
 MPIs ship a gfortran mpi_f08.mod that flang cannot read. This module gives
 flang programs `use mpi_f08` (MPI-3.1 chapter 17): derived-type handles
@@ -37,7 +37,7 @@ import re
 import sys
 
 from gen_fortran import NO_IERROR, NOT_CONVERTED, NotConverted, convert, \
-    fortran_names, param_shape
+    fortran_names, hand_fortran, param_shape
 from gen_wrappers import parse_spec, split_params
 
 HANDLE_TYPES = ("MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Op",
@@ -118,12 +118,19 @@ def wrap(text, indent="  "):
     return "\n".join(out)
 
 
+HAND = set()  # Fortran entry points the layer defines by hand
+
+
 def procedure(ret, name, params):
     """(f08 specific procedure, old entry point interface) or NotConverted."""
     ps = [p for p in split_params(params) if p != "..."]
     if name in NOT_CONVERTED:
         raise NotConverted(name)
-    convert(name, ps)  # the layer's entry point exists for these arguments
+    try:  # the layer's entry point exists for these arguments
+        convert(name, ps)
+    except NotConverted:
+        if fortran_names(name)[0] not in HAND:
+            raise
     decls, actuals, dummies, pre = [], [], [], []
     need_sp = need_ssp = False
     for p in ps:
@@ -234,6 +241,7 @@ def procedure(ret, name, params):
 
 def main():
     spec, mod, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    HAND.update(hand_fortran(sys.argv[4:]))
     params, variables = read_mpi_mod(mod)
     have = set(params)
     renamed = {"MPI_SOURCE", "MPI_TAG", "MPI_ERROR"}

@@ -4,9 +4,9 @@
 ! BCAST (a strided vector type), GATHER(V) (the root in place), SCATTER (a
 ! contiguous pair type), SCATTERV, ALLGATHER(V), ALLTOALL(V), REDUCE (SUM,
 ! MINLOC, MAX in place at the root), ALLREDUCE, REDUCE_SCATTER(_BLOCK),
-! SCAN, EXSCAN, roots rotating. Not MPI_ALLTOALLW nor a user op: ccc's
-! Fortran bindings refuse MPI_ALLTOALLW and MPI_OP_CREATE (arrays of
-! datatypes, a procedure argument); all_blocking.c calls them from C.
+! SCAN, EXSCAN, ALLTOALLW (byte displacements, a type per peer), roots
+! rotating. Not a user op: ccc's Fortran bindings refuse MPI_OP_CREATE (a
+! procedure argument); all_blocking.c calls it from C.
 ! Every result's bits go into a hash that draws the next iteration's data;
 ! the state lives in a module (saved in the image).
 !   usage: all_blocking_f ITERATIONS   (1 to 8 ranks; tests use 3)
@@ -73,6 +73,7 @@ contains
     real(8) :: a(nbuf), b(nbuf), loc(2), minv(2)
     integer :: ib(k), ia(2 * maxp)
     integer :: counts(maxp), displs(maxp), rcounts(maxp), rdispls(maxp)
+    integer :: wtypes(maxp)
 
     call MPI_COMM_SIZE(comm, p, ierr)
     call MPI_COMM_RANK(comm, r, ierr)
@@ -157,6 +158,17 @@ contains
     end do
     call MPI_ALLTOALLV(a, counts, displs, MPI_DOUBLE_PRECISION, b, rcounts, &
                        rdispls, MPI_DOUBLE_PRECISION, comm, ierr)
+    call take(b, d)
+    ! The same exchange again by ALLTOALLW (other data, byte displacements).
+    do j = 0, p - 1
+      displs(j + 1) = 8 * displs(j + 1)
+      rdispls(j + 1) = 8 * rdispls(j + 1)
+      wtypes(j + 1) = MPI_DOUBLE_PRECISION
+      a(j * 3 + 1:j * 3 + 3) = -a(j * 3 + 1:j * 3 + 3) * 0.5d0
+    end do
+    b(1:d) = 0
+    call MPI_ALLTOALLW(a, counts, displs, wtypes, b, rcounts, rdispls, &
+                       wtypes, comm, ierr)
     call take(b, d)
 
     ! REDUCE: SUM, MINLOC of (value, rank), MAX in place at the root.

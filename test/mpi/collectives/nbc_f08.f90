@@ -1,11 +1,11 @@
 ! nbc_f08.f90 - the non-blocking collectives from modern Fortran (`use
 ! mpi_f08`: derived-type handles, no ierror): MPI_Ibarrier, Ibcast (a
 ! strided vector type), Igather(v), Iscatter(v), Iallgather(v),
-! Ialltoall(v), Ireduce, Iallreduce, Ireduce_scatter(_block) (in place),
+! Ialltoall(v,w), Ireduce, Iallreduce, Ireduce_scatter(_block) (in place),
 ! Iscan, Iexscan every iteration on MPI_COMM_WORLD and a duplicate, roots
 ! rotating; seven started before ccc_checkpoint() and completed after it by
-! MPI_Waitall, the rest by an MPI_Testall loop and MPI_Wait. (MPI_Ialltoallw
-! is not in ccc's mpi_f08 module.) The buffers live in a module
+! MPI_Waitall, the rest by an MPI_Testall loop and MPI_Wait. The buffers
+! live in a module
 ! (ASYNCHRONOUS, saved in the image); every output's bits go into a hash
 ! that draws the next iteration's data.
 !   usage: nbc_f08 ITERATIONS   (1 to 8 ranks; tests use 3)
@@ -18,7 +18,7 @@ module nbc_state
     allreduce = 5, alltoall = 6, iscan = 7, & ! open across the site
     gatherv = 8, scatter = 9, allgather = 10, allgatherv = 11, &
     alltoallv = 12, reduce = 13, reduce_scatter = 14, rsblock = 15, &
-    exscan = 16, nops = 16
+    exscan = 16, alltoallw = 17, nops = 17
   integer(8) :: hash
   real(8) :: x(k)
   integer :: ints(k)
@@ -70,6 +70,8 @@ program nbc_f08
   integer :: r, p, root, root2, i, j, o, total
   integer :: up(maxp), upd(maxp), par(maxp), pard(maxp), partotal
   integer :: sc(maxp), sd(maxp), rc(maxp), rd(maxp), avtotal
+  integer :: sdb(maxp), rdb(maxp) ! ALLTOALLW: displacements in bytes
+  type(MPI_Datatype) :: wtypes(maxp)
   type(MPI_Request) :: q(nops)
   logical :: done
   integer(8) :: it, iters
@@ -107,6 +109,9 @@ program nbc_f08
     rc(j + 1) = cnt(j, r)
     rd(j + 1) = avtotal
     avtotal = avtotal + rc(j + 1)
+    sdb(j + 1) = 8 * sd(j + 1)
+    rdb(j + 1) = 8 * rd(j + 1)
+    wtypes(j + 1) = MPI_DOUBLE_PRECISION
   end do
 
   hash = mix(int(22136 + r, 8))
@@ -175,6 +180,9 @@ program nbc_f08
                                    q(rsblock))
     call MPI_Iexscan(ints, iout, k, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, &
                      q(exscan))
+    call MPI_Ialltoallw(inb(:, alltoallw), sc, sdb, wtypes, &
+                        outb(:, alltoallw), rc, rdb, wtypes, &
+                        MPI_COMM_WORLD, q(alltoallw))
 
     call MPI_Waitall(iscan, q, MPI_STATUSES_IGNORE)
     done = .false.
@@ -197,6 +205,7 @@ program nbc_f08
     call take(outb(:, allgather), 3 * p)
     call take(outb(:, allgatherv), partotal)
     call take(outb(:, alltoallv), avtotal)
+    call take(outb(:, alltoallw), avtotal)
     if (r == root2) call take(outb(:, reduce), k)
     call take(outb(:, reduce_scatter), r + 1)
     call take(inb(:, rsblock), 2)

@@ -1,13 +1,14 @@
 // collectives_crossing_line.c - every collective and reduction crossing one
 // recovery line of three ranks (C3 4.3): ranks 0 and 2 checkpoint first
 // (forced sites), then all three call each collective, rank 1 still before
-// its checkpoint, which it takes after the last one. So ranks 0 and 2
-// receive late streams from rank 1 (logged with their data) and rank 1
-// receives early streams from them. Roots are on either side of the line,
+// its checkpoint, which it takes after the last one. So every one crossed
+// the line: ranks 0 and 2 log their outputs (C3 4.3), rank 1 logs nothing.
+// Roots are on either side of the line,
 // with MPI_IN_PLACE, derived and per-rank datatypes, a user-defined op and
 // a sub-communicator. Rank 1 SIGKILLs itself after the commit (first run,
 // CROSSING_LINE_KILL set); on restart ranks 0 and 2 re-execute every
-// collective without rank 1, from their logs, and the job must print what
+// collective without rank 1, copying the outputs from their logs (no MPI
+// call), and the job must print what
 // an uninterrupted run prints.
 //   usage: collectives_crossing_line   (exactly 3 ranks)
 #include "ccc.h"
