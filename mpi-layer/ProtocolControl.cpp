@@ -448,17 +448,16 @@ void reportCounts() {
     if (L->Objs[I].Kind == ObjKind::Comm)
       Colls += L->Objs[I].Coll.N;
   char Line[320];
-  int N = snprintf(Line, sizeof(Line),
-                   "rank %d size %d checkpoints %u ctrl_msgs %llu ctrl_bytes "
-                   "%llu ctrl_msgs_in %llu collectives %llu "
-                   "coll_logged_bytes %llu ctrl_starts_up %llu ctrl_inits "
-                   "%llu\n",
-                   L->Rank, L->Size, L->Epoch, (unsigned long long)Counts.Msgs,
-                   (unsigned long long)Counts.Bytes,
-                   (unsigned long long)Counts.MsgsIn, (unsigned long long)Colls,
-                   (unsigned long long)collLoggedBytes(),
-                   (unsigned long long)Counts.StartsUp,
-                   (unsigned long long)Counts.Inits);
+  int N = snprintf(
+      Line, sizeof(Line),
+      "rank %d size %d checkpoints %u ctrl_msgs %llu ctrl_bytes "
+      "%llu ctrl_msgs_in %llu collectives %llu "
+      "coll_logged_bytes %llu ctrl_starts_up %llu ctrl_inits "
+      "%llu\n",
+      L->Rank, L->Size, L->Epoch, (unsigned long long)Counts.Msgs,
+      (unsigned long long)Counts.Bytes, (unsigned long long)Counts.MsgsIn,
+      (unsigned long long)Colls, (unsigned long long)collLoggedBytes(),
+      (unsigned long long)Counts.StartsUp, (unsigned long long)Counts.Inits);
   int Fd = open(Path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (Fd < 0 || write(Fd, Line, N) != N)
     logMessage("CCC_MPI_COUNTS: cannot append to %s: %s", Path,
