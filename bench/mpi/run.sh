@@ -141,7 +141,7 @@ table() {
         p = med(M[k, "plain"]) * 1000; c = med(M[k, "ccc"]) * 1000
         printf "%-9d %13.1f %13.1f %13.1f\n", f[3], p, c, c - p
       }
-      # Issue 20's targets: a collective through the layer costs at most
+      # Issue 20 targets: a collective through the layer costs at most
       # 1.10 times plain at 8 B, 1.05 times at 1 MiB (Alltoall: 8 B per
       # peer, and 1 MiB in all per rank, i.e. 1 MiB / NP per peer).
       printf "collectives against the targets (ratio ccc/plain <= 1.10 at 8 B, <= 1.05 at 1 MiB): median [of min]\n"
