@@ -22,10 +22,14 @@ nothing is left for the collectives (the layer sends no control message for
 a collective). Also checks: rank 0 sends no START up, each rank's INITs go to
 its ring neighbours only (at most one each per checkpoint), every message
 sent was received, and the layer counted as many collectives as the program
-called.
+called. Unless --no-pmpi, bench/mpi/pmpicount.c (LD_PRELOAD) counts the
+PMPI calls the layer makes, outside the layer: its sends on its own
+communicator must equal its count of control messages, its sends on
+MPI_COMM_WORLD the program's sends, and its collectives on MPI_COMM_WORLD
+the program's collectives (one MPI call per call, nothing added).
 
 usage: growth.py [--quick] [--prefix DIR] [--mpi openmpi,mpich]
-                 [--ranks 2,4,8,16] [--seconds S] [--interval S]
+                 [--ranks 2,4,8,16] [--seconds S] [--interval S] [--no-pmpi]
   --quick  P = 2 and 4, 1.2 s each (ctest bench.mpi.growth.quick)
 """
 import argparse
@@ -51,17 +55,26 @@ def launcher(mpi, np_):
     return ["mpiexec.mpich", "-n", str(np_)]
 
 
-def run(mpi, exe, np_, args, work):
+def run(mpi, exe, np_, args, work, shim):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CCC_")}
     ckpt = os.path.join(work, "ckpt-%s-%d" % (mpi, np_))
     counts = os.path.join(work, "counts-%s-%d" % (mpi, np_))
     os.makedirs(ckpt)
     env.update(CCC_INTERVAL=str(args.interval), CCC_PROTOCOL="nonblocking",
                CCC_DIR=ckpt, CCC_MPI_COUNTS=counts)
+    pcounts = os.path.join(work, "pmpi-%s-%d" % (mpi, np_))
     cmd = launcher(mpi, np_)
     if mpi == "openmpi":
         for v in ("CCC_INTERVAL", "CCC_PROTOCOL", "CCC_DIR", "CCC_MPI_COUNTS"):
             cmd[1:1] = ["-x", v]
+    if shim:
+        # In the ranks only, not in the launcher.
+        if mpi == "openmpi":
+            cmd[1:1] = ["-x", "LD_PRELOAD=" + shim,
+                        "-x", "PMPICOUNT_FILE=" + pcounts]
+        else:
+            cmd[1:1] = ["-genv", "LD_PRELOAD", shim,
+                        "-genv", "PMPICOUNT_FILE", pcounts]
     cmd += [exe, "-t", str(args.seconds), "-n", "10"]
     p = subprocess.run(cmd, cwd=ckpt, env=env, capture_output=True, text=True,
                        timeout=600)
@@ -79,7 +92,14 @@ def run(mpi, exe, np_, args, work):
             w = line.split()
             d = {w[i]: int(w[i + 1]) for i in range(0, len(w) - 1, 2)}
             ranks[d["rank"]] = d
-    return {"iters": int(iters), "secs": float(secs), "colls": int(colls),
+    if shim:
+        with open(pcounts) as f:
+            for line in f:
+                w = line.split()
+                d = {w[i]: int(w[i + 1]) for i in range(0, len(w) - 1, 2)}
+                if d["rank"] in ranks:
+                    ranks[d["rank"]]["pmpi"] = d
+    return {"shim": shim, "iters": int(iters), "secs": float(secs), "colls": int(colls),
             "sends": int(sends), "ranks": ranks}
 
 
@@ -116,6 +136,24 @@ def check(np_, res):
             bad.append("rank %d: the layer counted %d collectives, the "
                        "program called %d" % (r, d["collectives"],
                                               res["colls"]))
+        # The PMPI calls the layer made, counted outside it (pmpicount.c).
+        m = d.get("pmpi")
+        if m is None:
+            if res["shim"]:
+                bad.append("rank %d: no PMPI count" % r)
+            continue
+        if m["other_sends"] != d["ctrl_msgs"]:
+            bad.append("rank %d: %d PMPI sends on the layer's communicator, "
+                       "the layer counted %d control messages" %
+                       (r, m["other_sends"], d["ctrl_msgs"]))
+        if m["world_sends"] != res["sends"]:
+            bad.append("rank %d: %d PMPI sends on MPI_COMM_WORLD for %d "
+                       "sends of the program" % (r, m["world_sends"],
+                                                 res["sends"]))
+        if m["world_colls"] != res["colls"]:
+            bad.append("rank %d: %d PMPI collectives on MPI_COMM_WORLD for "
+                       "%d of the program" % (r, m["world_colls"],
+                                              res["colls"]))
     sent = sum(d["ctrl_msgs"] for d in ranks.values())
     got = sum(d["ctrl_msgs_in"] for d in ranks.values())
     if sent != got:
@@ -141,6 +179,9 @@ def summarize(np_, res):
         # each rank sends to both ring neighbours (one peer at P = 2)
         "ring": 2 * np_ if np_ > 2 else np_,
         "old": np_ * (np_ - 1) + np_ - 1,
+        # the layer's own collectives on its communicator (pmpicount.c)
+        "own": max((d["pmpi"]["other_colls"] for d in ranks.values()
+                    if "pmpi" in d), default=None),
         "logged": sum(d["coll_logged_bytes"] for d in ranks.values()) / e,
     }
 
@@ -161,6 +202,8 @@ def main():
     ap.add_argument("--ranks")
     ap.add_argument("--seconds", type=float)
     ap.add_argument("--interval", type=float, default=0.2)
+    ap.add_argument("--no-pmpi", action="store_true",
+                    help="do not count PMPI calls with pmpicount.c")
     args = ap.parse_args()
     ranks = args.ranks or ("2,4" if args.quick else "2,4,8,16")
     ranks = [int(r) for r in ranks.split(",")]
@@ -187,6 +230,14 @@ def main():
             subprocess.run([cc, "--mpi=" + mpi, "-O2", "-o", exe,
                             os.path.join(TOP, "bench", "mpi", "growth.c")],
                            check=True)
+            shim = None
+            if not args.no_pmpi:
+                shim = os.path.join(work, "pmpicount-%s.so" % mpi)
+                subprocess.run(["mpicc." + mpi, "-O2", "-shared", "-fPIC",
+                                "-o", shim,
+                                os.path.join(TOP, "bench", "mpi",
+                                             "pmpicount.c"), "-ldl"],
+                               check=True)
             print("== %s: growth.c, Allreduce 8 B + ring Sendrecv + site per "
                   "iteration, CCC_INTERVAL=%g on every rank, %g s per run; "
                   "per checkpoint" % (mpi, args.interval, args.seconds))
@@ -199,7 +250,7 @@ def main():
                             "", "", "", "", "", "coll B", ""))
             rows = []
             for p in ranks:
-                res = run(mpi, exe, p, args, work)
+                res = run(mpi, exe, p, args, work, shim)
                 bad = check(p, res)
                 s = summarize(p, res)
                 rows.append(s)
@@ -212,11 +263,21 @@ def main():
                 sys.stdout.flush()
                 for b in bad:
                     failed.append("%s P=%d: %s" % (mpi, p, b))
-            print("control messages the layer sends per collective call: 0"
-                  " (each rank's count is exactly the tree's START/DONE/ALL/"
-                  "LOGGED + INIT + START up, nothing left over; the layer "
-                  "has no code path that sends a control message for a "
-                  "collective)")
+            print("messages the layer adds per collective call: 0 (each "
+                  "rank's count is exactly the tree's START/DONE/ALL/LOGGED "
+                  "+ INIT + START up, nothing left over; the layer has no "
+                  "code path that sends a control message for a collective)")
+            if shim:
+                print("counted outside the layer (pmpicount.c, LD_PRELOAD): "
+                      "its PMPI sends on its communicator = its control "
+                      "messages, on MPI_COMM_WORLD = the program's sends, "
+                      "and one PMPI collective per collective of the "
+                      "program, on every rank: %s; the layer's own "
+                      "collectives on its communicator, per run: %s" %
+                      ("no" if [f for f in failed if f.startswith(mpi + " ")
+                                and "PMPI" in f] else "yes",
+                       ", ".join("%s at P=%d" % (r["own"], r["P"])
+                                 for r in rows)))
             if len(rows) >= 2:
                 xs = [r["P"] for r in rows]
                 print("least-squares fit on log-log, total ~ P^k: k = %.3f "
