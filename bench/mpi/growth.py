@@ -281,8 +281,10 @@ def main():
             if len(rows) >= 2:
                 xs = [r["P"] for r in rows]
                 print("least-squares fit on log-log, total ~ P^k: k = %.3f "
-                      "(measured), %.3f (old design P(P-1)+P-1)" %
+                      "(measured), %.3f (4(P-1) + ring INITs 2P, no START "
+                      "up), %.3f (old design P(P-1)+P-1)" %
                       (slope(xs, [r["total"] for r in rows]),
+                       slope(xs, [4 * (r["P"] - 1) + r["ring"] for r in rows]),
                        slope(xs, [r["old"] for r in rows])))
     finally:
         shutil.rmtree(work, ignore_errors=True)
