@@ -466,8 +466,8 @@ void nbFinalize() {
   }
   if (L->M == Mode::Restore)
     L->M = Mode::Run;
-  reportCounts();
   ctrlFinish(); // every rank's LOGGED on its way to rank 0
+  reportCounts(); // after: the last LOGGED is counted
 }
 
 } // namespace mpi

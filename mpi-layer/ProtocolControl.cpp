@@ -395,11 +395,13 @@ void ctrlCheckpointStarted(bool OnItsOwn, const uint64_t *OldSent) {
   else if (OnItsOwn) {
     uint64_t Msg = E;
     send(0, kTagStart, E, &Msg, 1, false);
+    Counts.StartsUp++;
   }
   for (int Q = 0; Q < L->Size; ++Q)
     if (Q != L->Rank && OldSent[Q] > 0) {
       uint64_t Msg[2] = {E, OldSent[Q]};
       send(Q, kTagInit, E, Msg, 2, true);
+      Counts.Inits++;
       R.InitsOpen++;
     }
 }
@@ -434,8 +436,9 @@ void ctrlFinish() {
   PMPI_Comm_free(&Ctrl);
 }
 
-// CCC_MPI_COUNTS=FILE: one line per rank, appended at MPI_Finalize (one
-// write, so lines of different ranks do not mix), for bench/mpi.
+// CCC_MPI_COUNTS=FILE: one line per rank, appended at MPI_Finalize after
+// the rank's last control message (one write, so lines of different ranks
+// do not mix), for bench/mpi.
 void reportCounts() {
   const char *Path = getenv("CCC_MPI_COUNTS");
   if (!Path || !*Path)
@@ -445,14 +448,16 @@ void reportCounts() {
     if (L->Objs[I].Kind == ObjKind::Comm)
       Colls += L->Objs[I].Coll.N;
   char Line[320];
-  int N = snprintf(Line, sizeof(Line),
-                   "rank %d size %d checkpoints %u ctrl_msgs %llu ctrl_bytes "
-                   "%llu ctrl_msgs_in %llu collectives %llu "
-                   "coll_logged_bytes %llu\n",
-                   L->Rank, L->Size, L->Epoch, (unsigned long long)Counts.Msgs,
-                   (unsigned long long)Counts.Bytes,
-                   (unsigned long long)Counts.MsgsIn, (unsigned long long)Colls,
-                   (unsigned long long)collLoggedBytes());
+  int N = snprintf(
+      Line, sizeof(Line),
+      "rank %d size %d checkpoints %u ctrl_msgs %llu ctrl_bytes "
+      "%llu ctrl_msgs_in %llu collectives %llu "
+      "coll_logged_bytes %llu ctrl_starts_up %llu ctrl_inits "
+      "%llu\n",
+      L->Rank, L->Size, L->Epoch, (unsigned long long)Counts.Msgs,
+      (unsigned long long)Counts.Bytes, (unsigned long long)Counts.MsgsIn,
+      (unsigned long long)Colls, (unsigned long long)collLoggedBytes(),
+      (unsigned long long)Counts.StartsUp, (unsigned long long)Counts.Inits);
   int Fd = open(Path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (Fd < 0 || write(Fd, Line, N) != N)
     logMessage("CCC_MPI_COUNTS: cannot append to %s: %s", Path,

@@ -110,9 +110,11 @@ extern Outcome TakeResult;
 struct CutEntry {
   uint64_t Key, Min, Max;
 };
-// What this rank's control messages cost (CCC_MPI_COUNTS).
+// What this rank's control messages cost (CCC_MPI_COUNTS). Of Msgs,
+// StartsUp went to rank 0 because this rank began a checkpoint on its own,
+// Inits were INITs: bench/mpi/growth.py checks the rest against the tree.
 struct CtrlCounts {
-  uint64_t Msgs, Bytes, MsgsIn;
+  uint64_t Msgs, Bytes, MsgsIn, StartsUp, Inits;
 };
 extern MPI_Comm Ctrl;
 extern bool AllSeen; // ALL of this epoch came: every rank checkpointed

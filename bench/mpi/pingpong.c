@@ -29,10 +29,12 @@
 //     time per iteration of a loop whose body is a ccc_checkpoint() site
 //     (no checkpoint due; the plain build's loop has no site), every rank
 //     (with -c or no option), measured like the collectives below.
-//   allreduce|alltoall BYTES NP K REPS MED_US MIN_US
+//   allreduce|bcast|alltoall BYTES NP K REPS MED_US MIN_US
 //     time per call (the slowest rank's average over K calls in a
 //     repetition), median and minimum over REPS repetitions. BYTES is the
-//     reduced vector (doubles, MPI_SUM) or what each rank sends each peer.
+//     reduced vector (doubles, MPI_SUM), the broadcast bytes (root 0) or
+//     what each rank sends each peer (Alltoall: 8 B, 64 KiB and 1 MiB / NP,
+//     that is 1 MiB in all per rank).
 // Lines starting with '#' are comments.
 #include <mpi.h>
 
@@ -187,7 +189,7 @@ static void exchange(int Bytes) {
 
 //===-- Collectives -------------------------------------------------------===//
 
-enum Coll { Allreduce, Alltoall };
+enum Coll { Allreduce, Bcast, Alltoall };
 
 // K calls; returns this rank's time per call.
 static double collective(enum Coll What, void *Send, void *Recv, int Count,
@@ -197,6 +199,9 @@ static double collective(enum Coll What, void *Send, void *Recv, int Count,
   if (What == Allreduce)
     for (int I = 0; I < K; ++I)
       MPI_Allreduce(Send, Recv, Count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  else if (What == Bcast)
+    for (int I = 0; I < K; ++I)
+      MPI_Bcast(Send, Count, MPI_BYTE, 0, MPI_COMM_WORLD);
   else
     for (int I = 0; I < K; ++I)
       MPI_Alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
@@ -206,7 +211,7 @@ static double collective(enum Coll What, void *Send, void *Recv, int Count,
 
 static void measure(enum Coll What, int Bytes) {
   int Count = What == Allreduce ? Bytes / (int)sizeof(double) : Bytes;
-  size_t Total = What == Allreduce ? (size_t)Bytes : (size_t)Bytes * Size;
+  size_t Total = What == Alltoall ? (size_t)Bytes * Size : (size_t)Bytes;
   void *Send = buffer(Total), *Recv = buffer(Total);
   // Bytes through each rank per call, roughly.
   int K = calls(32.0 * (1 << 20), (long)Total, 8, 1000);
@@ -219,8 +224,10 @@ static void measure(enum Coll What, int Bytes) {
   }
   if (Rank == 0) {
     printf("%s %d %d %d %d %.3f %.3f\n",
-           What == Allreduce ? "allreduce" : "alltoall", Bytes, Size, K, Reps,
-           median(T, Reps), minimum(T, Reps));
+           What == Allreduce ? "allreduce"
+           : What == Bcast   ? "bcast"
+                             : "alltoall",
+           Bytes, Size, K, Reps, median(T, Reps), minimum(T, Reps));
     fflush(stdout);
   }
   free(T);
@@ -317,11 +324,14 @@ int main(int argc, char **argv) {
   }
   if (Colls) {
     if (Rank == 0)
-      printf("# allreduce|alltoall BYTES NP K REPS MED_US MIN_US\n");
+      printf("# allreduce|bcast|alltoall BYTES NP K REPS MED_US MIN_US\n");
     measure(Allreduce, 8);
     measure(Allreduce, 1 << 20);
+    measure(Bcast, 8);
+    measure(Bcast, 1 << 20);
     measure(Alltoall, 8);
     measure(Alltoall, 64 << 10);
+    measure(Alltoall, (1 << 20) / Size);
     if (Rank == 0)
       printf("# site 0 NP K REPS MED_US MIN_US\n");
     site();
