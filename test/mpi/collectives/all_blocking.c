@@ -9,6 +9,7 @@
 //   usage: all_blocking ITERATIONS    (any rank count up to 8; tests use 3)
 // Rank 0 prints every rank's hash and final data.
 #include "ccc.h"
+#include "mixing.h"
 
 #include <mpi.h>
 #include <stddef.h>
@@ -17,11 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAXP = 8, K = 6 }; // K: doubles of data per rank
+enum { MAXP = 8 };
 
-static uint64_t Hash;
-static double X[K];
-static int Ints[K];
 static MPI_Datatype Strided, Pair, Rec;
 
 typedef struct {
@@ -29,39 +27,6 @@ typedef struct {
   double D;
 } Record;
 
-static uint64_t mix64(uint64_t V) {
-  V ^= V >> 30;
-  V *= 0xbf58476d1ce4e5b9ULL;
-  V ^= V >> 27;
-  V *= 0x94d049bb133111ebULL;
-  return V ^ (V >> 31);
-}
-
-static void takeBytes(const void *P, size_t N) {
-  const unsigned char *B = P;
-  for (size_t I = 0; I < N; ++I)
-    Hash = (Hash ^ B[I]) * 0x100000001b3ULL;
-  Hash = mix64(Hash);
-}
-static void take(const double *V, int N) { takeBytes(V, N * sizeof *V); }
-static void takeInts(const int *V, int N) { takeBytes(V, N * sizeof *V); }
-
-static void draw(void) {
-  for (int I = 0; I < K; ++I) {
-    uint64_t R = mix64(Hash + (uint64_t)I);
-    X[I] = ((double)(R >> 11) * 0x1p-53 - 0.5) * (double)(1 << (I * 3));
-    Ints[I] = (int)(R >> 40) % 1000 - 500;
-  }
-}
-
-// A user op, not commutative: (a, b) -> a/2 + b (rank order shows).
-static void halfPlus(void *In, void *InOut, int *Len, MPI_Datatype *T) {
-  (void)T;
-  const double *A = In;
-  double *B = InOut;
-  for (int I = 0; I < *Len; ++I)
-    B[I] = A[I] * 0.5 + B[I];
-}
 static MPI_Op HalfPlus;
 
 // Bytes R sends to J in Alltoallv (and doubles in Alltoallw): 1..3.

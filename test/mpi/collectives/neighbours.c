@@ -14,6 +14,7 @@
 //   usage: neighbours ITERATIONS     (3 to 8 ranks; tests use 4)
 // Rank 0 prints the topology and every rank's hash and final data.
 #include "ccc.h"
+#include "mixing.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -21,35 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAXN = 4, K = 6, BUF = 64 }; // MAXN: neighbours of a rank at most
+enum { MAXN = 4, BUF = 64 }; // MAXN: neighbours of a rank at most
 
-static uint64_t Hash;
-static double X[K];
-static int Ints[K];
 static MPI_Datatype Strided; // 3 doubles, every second of 5
-
-static uint64_t mix64(uint64_t V) {
-  V ^= V >> 30;
-  V *= 0xbf58476d1ce4e5b9ULL;
-  V ^= V >> 27;
-  V *= 0x94d049bb133111ebULL;
-  return V ^ (V >> 31);
-}
-
-static void takeBytes(const void *P, size_t N) {
-  const unsigned char *B = P;
-  for (size_t I = 0; I < N; ++I)
-    Hash = (Hash ^ B[I]) * 0x100000001b3ULL;
-  Hash = mix64(Hash);
-}
-
-static void draw(void) {
-  for (int I = 0; I < K; ++I) {
-    uint64_t R = mix64(Hash + (uint64_t)I);
-    X[I] = ((double)(R >> 11) * 0x1p-53 - 0.5) * (double)(1 << (I * 3));
-    Ints[I] = (int)(R >> 40) % 1000 - 500;
-  }
-}
 
 // A communicator's neighbourhood: per send and receive slot a code both
 // ends of the edge compute alike; code % 3 + 1 is the edge's count, its

@@ -9,6 +9,7 @@
 //   usage: nonblocking ITERATIONS    (any rank count up to 8; tests use 3)
 // Rank 0 prints every rank's hash and final data.
 #include "ccc.h"
+#include "mixing.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -16,44 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAXP = 8, K = 6, BUF = 4 * MAXP * K };
-
-static uint64_t Hash;
-static double X[K];
-static int Ints[K];
-
-static uint64_t mix64(uint64_t V) {
-  V ^= V >> 30;
-  V *= 0xbf58476d1ce4e5b9ULL;
-  V ^= V >> 27;
-  V *= 0x94d049bb133111ebULL;
-  return V ^ (V >> 31);
-}
-
-static void takeBytes(const void *P, size_t N) {
-  const unsigned char *B = P;
-  for (size_t I = 0; I < N; ++I)
-    Hash = (Hash ^ B[I]) * 0x100000001b3ULL;
-  Hash = mix64(Hash);
-}
-static void take(const double *V, int N) { takeBytes(V, N * sizeof *V); }
-
-static void draw(void) {
-  for (int I = 0; I < K; ++I) {
-    uint64_t R = mix64(Hash + (uint64_t)I);
-    X[I] = ((double)(R >> 11) * 0x1p-53 - 0.5) * (double)(1 << (I * 3));
-    Ints[I] = (int)(R >> 40) % 1000 - 500;
-  }
-}
-
-// Not commutative: (a, b) -> a/2 + b.
-static void halfPlus(void *In, void *InOut, int *Len, MPI_Datatype *T) {
-  (void)T;
-  const double *A = In;
-  double *B = InOut;
-  for (int I = 0; I < *Len; ++I)
-    B[I] = A[I] * 0.5 + B[I];
-}
+enum { MAXP = 8, BUF = 4 * MAXP * K };
 
 static int cnt(int R, int J) { return (R + 2 * J) % 3 + 1; }
 
