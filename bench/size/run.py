@@ -196,8 +196,12 @@ def launch(name, exe, mb, d, moment, exclude=False):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("CCC_") and k != "BENCH_EXCLUDE"}
     # Every image is kept (CCC_KEEP): the first and the next INCR are read.
+    # The blocking protocol: every rank's forced site of a step is one
+    # checkpoint (under the non-blocking one a site that comes while the
+    # previous checkpoint's period is open defers it, and a step would be
+    # missing).
     env.update(CCC_DIR=os.path.join(d, "ckpt"), CCC_NAME=name,
-               CCC_KEEP=str(AT + INCR + 4),
+               CCC_KEEP=str(AT + INCR + 4), CCC_PROTOCOL="blocking",
                BENCH_AT=str(AT), BENCH_INCR=str(INCR),
                BENCH_EXCLUDE="1" if exclude else "0",
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
