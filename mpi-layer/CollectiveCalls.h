@@ -64,20 +64,20 @@ inline int commRank(MPI_Comm C) {
 }
 
 // A blocking collective: Native() calls MPI's. Outputs() describes where
-// it leaves its results here; it is only asked under the non-blocking
-// protocol.
+// it leaves its results here; it is only asked when a restart completes
+// the collective from the log or its outputs are to be logged.
 template <typename O, typename F>
 int runCollective(MPI_Comm C, O Outputs, F Native) {
   if (!NonBlocking)
     return Native();
-  CollOutputs Out = Outputs();
+  OutputsFn Make = [](void *A) { return (*static_cast<O *>(A))(); };
   uint64_t Seq;
   bool Log;
-  if (nbCollStart(C, Out, &Seq, &Log))
+  if (nbCollStart(C, Make, &Outputs, &Seq, &Log))
     return MPI_SUCCESS;
   int E = Native();
   if (E == MPI_SUCCESS && Log)
-    nbCollLog(C, Seq, Out, false);
+    nbCollLog(C, Seq, Outputs(), false);
   return E;
 }
 
@@ -100,7 +100,8 @@ int startCollective(MPI_Comm C, O Outputs, MPI_Request *Out, F Native,
     CollOutputs Outs = Outputs();
     uint64_t Seq = 0;
     bool Log;
-    bool FromLog = nbCollStart(C, Outs, &Seq, &Log);
+    OutputsFn Same = [](void *A) { return *static_cast<CollOutputs *>(A); };
+    bool FromLog = nbCollStart(C, Same, &Outs, &Seq, &Log);
     R = request(H); // the table may have moved
     R->CollSeq = Seq;
     if (FromLog) {

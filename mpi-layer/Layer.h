@@ -558,9 +558,13 @@ void logEvent(Event E, const int64_t *Vals, int NVals);
 int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv);
 // Collectives under the non-blocking protocol (ProtocolCollectives.cpp).
 // Before a collective on C: its number on C (Seq) and whether its outputs
-// O go to the message log once it completes (Log); true if a restart
-// completed it from the log instead (O written; the caller calls no MPI).
-bool nbCollStart(MPI_Comm C, const CollOutputs &O, uint64_t *Seq, bool *Log);
+// go to the message log once it completes (Log); true if a restart
+// completed it from the log instead (the outputs Outputs(Arg) describes
+// written; the caller calls no MPI). Outputs is called only then: between
+// checkpoints a collective costs a counter increment.
+typedef CollOutputs (*OutputsFn)(void *Arg);
+bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
+                 bool *Log);
 // Logs the outputs of collective Seq on C (OpenAtLine: a non-blocking one
 // open at this rank's checkpoint).
 void nbCollLog(MPI_Comm C, uint64_t Seq, const CollOutputs &O, bool OpenAtLine);

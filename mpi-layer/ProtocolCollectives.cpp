@@ -185,7 +185,8 @@ template <typename F> void forEachCounter(F Fn) {
 
 } // namespace
 
-bool nbCollStart(MPI_Comm C, const CollOutputs &O, uint64_t *Seq, bool *Log) {
+bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
+                 bool *Log) {
   nbProgress();
   refuseInterCollective(C);
   CollCount *K = counter(C);
@@ -203,7 +204,7 @@ bool nbCollStart(MPI_Comm C, const CollOutputs &O, uint64_t *Seq, bool *Log) {
     size_t I = findColl(*Seq, C);
     if (I == RP.N)
       return false;
-    restoreOutputs(I, O);
+    restoreOutputs(I, Outputs(Arg));
     TRACE("%d epoch %u: collective %llu re-executed from the log", L->Rank,
           L->Epoch, (unsigned long long)*Seq);
     use(I);
