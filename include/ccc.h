@@ -54,6 +54,26 @@ int ccc_include(const void *ptr);
  *  @return 1 if this process was restarted from an image, else 0. */
 int ccc_restarted(void);
 
+/*! Hooks: what a program does around checkpoints for state ccc cannot
+ *  save or restore itself (a socket, a device, a file it wants flushed).
+ *  ccc_on_checkpoint(fn, arg): fn(arg) runs before each checkpoint of this
+ *  process, before its output is flushed; ccc_on_continue: after this
+ *  process's image was written, as the program goes on; ccc_on_restart: in
+ *  a restarted process, after its memory and files are back and before it
+ *  resumes at its site. Registrations are part of the saved state (register
+ *  once, at start). Hooks run on the main thread inside the site and must
+ *  not call MPI nor ccc_checkpoint. Fortran: `call ccc_on_checkpoint(sub)`
+ *  with a module or external subroutine without arguments.
+ *  @return 0, or -1 (at most 32 hooks; fn null). */
+typedef void (*ccc_hook)(void *arg);
+int ccc_on_checkpoint(ccc_hook fn, void *arg);
+int ccc_on_continue(ccc_hook fn, void *arg);
+int ccc_on_restart(ccc_hook fn, void *arg);
+
+/* Exit status of a process that checkpointed and stopped because it was
+ * sent SIGTERM (every rank of an MPI job; `ckpt run` exits with it too). */
+#define CCC_EXIT_STOPPED 75
+
 #ifdef __cplusplus
 }
 #endif

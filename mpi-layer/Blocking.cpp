@@ -15,6 +15,7 @@
 #include "../rt/Log.h"
 #include "../rt/Parallel.h"
 #include "../rt/Store.h"
+#include "../rt/Supervision.h"
 
 #include "ccc.h"
 #include "ccc/abi.h"
@@ -103,6 +104,7 @@ bool commitVersion(uint64_t V, bool AllOk, const char *What) {
     return false;
   }
   char Err[kPathMax + 128];
+  injectBeforeCommit();
   // The record names the protocol: a restart continues under it.
   if (!writeCommit(storeDir(), storeName(), V, L->Size, Err, sizeof(Err),
                    NonBlocking ? "nonblocking" : "blocking")) {
@@ -111,6 +113,7 @@ bool commitVersion(uint64_t V, bool AllOk, const char *What) {
                (unsigned long long)V, Err);
     return false;
   }
+  noteCommitted(V);
   pruneVersions(storeDir(), storeName(), keepVersions());
   CCC_INFO("checkpoint %llu committed (%d ranks)", (unsigned long long)V,
            L->Size);
@@ -119,8 +122,12 @@ bool commitVersion(uint64_t V, bool AllOk, const char *What) {
 
 int siteBlocking(int Kind, int (*Take)()) {
   __ccc_pending = 1; // every site is collective under this protocol
-  uint64_t Want = Kind == CCC_SITE_FORCE || takeRequest(), Any;
-  PMPI_Allreduce(&Want, &Any, 1, MPI_UINT64_T, MPI_MAX, Private);
+  // Bit 0: a checkpoint is wanted; bit 1: a rank was sent SIGTERM, the job
+  // stops after it.
+  uint64_t Want = (Kind == CCC_SITE_FORCE || takeRequest()) |
+                  (uint64_t)stopRequested() << 1,
+           Any;
+  PMPI_Allreduce(&Want, &Any, 1, MPI_UINT64_T, MPI_BOR, Private);
   if (!Any)
     return CCC_NONE;
   refuseIfUnsupported();
@@ -136,6 +143,11 @@ int siteBlocking(int Kind, int (*Take)()) {
   if (L->Rank == 0)
     Committed = commitVersion(V, AllOk, "its image");
   PMPI_Bcast(&Committed, 1, MPI_UINT64_T, 0, Private);
+  if (Committed && (Any & 2))
+    exitStopped(V);
+  if (Any & 2 && L->Rank == 0)
+    logMessage("SIGTERM: checkpoint %llu was not committed, the job goes on",
+               (unsigned long long)V);
   return Committed ? CCC_TAKEN : CCC_NONE;
 }
 

@@ -245,7 +245,9 @@ using namespace nb;
 // Whether this rank takes part in a checkpoint still open: its period, or
 // on rank 0 a commit still waiting for other ranks.
 static bool checkpointOpen() { return L->M != Mode::Run || ctrlOpen(); }
-bool nbCheckpointOpen() { return checkpointOpen(); }
+// Also while the job is stopping: STOP must reach a rank blocked in a
+// receive.
+bool nbCheckpointOpen() { return checkpointOpen() || ctrlStopping(); }
 
 void nbWhileWaiting(int Spin) {
   pollCtrl();
@@ -348,7 +350,8 @@ static bool controlProbeDue() {
 
 int siteNonBlocking(int Kind, int (*Take)()) {
   bool Want = Kind == CCC_SITE_FORCE || takeRequest() || WantNext;
-  if (Want || L->Initiated || checkpointOpen() || controlProbeDue())
+  if (Want || L->Initiated || checkpointOpen() || ctrlStopping() ||
+      controlProbeDue())
     pollCtrl();
   if (L->M != Mode::Run) {
     WantNext = Want; // served at a site after this period

@@ -24,6 +24,10 @@
 //   LOGGED(e, o)    up the tree once this rank's period ended and its
 //                   children reported; o is the worst outcome seen. Rank 0
 //                   writes the commit record.
+//   STOP(e)         down from rank 0 once checkpoint e is committed, if a
+//                   rank had been sent SIGTERM when it took e (DONE carried
+//                   that up, ALL down, so every rank keeps answering control
+//                   messages until STOP): every rank exits with status 75.
 //
 // Messages from one rank to another arrive in the order sent (they are
 // probed with MPI_ANY_TAG), so START(e) reaches a rank before ALL(e), and
@@ -36,6 +40,7 @@
 #include "../rt/Log.h"
 #include "../rt/Parallel.h"
 #include "../rt/Store.h"
+#include "../rt/Supervision.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -54,7 +59,14 @@ CtrlCounts Counts;
 
 namespace {
 
-enum CtrlTag { kTagStart = 1, kTagInit, kTagDone, kTagAll, kTagLogged };
+enum CtrlTag {
+  kTagStart = 1,
+  kTagInit,
+  kTagDone,
+  kTagAll,
+  kTagLogged,
+  kTagStop
+};
 constexpr int kFanout = 4;
 
 int parentOf(int R) { return (R - 1) / kFanout; }
@@ -82,6 +94,7 @@ int NSends, CapSends;
 struct Round {
   uint32_t Epoch;
   bool OwnCuts, DoneSent;
+  bool Stop; // a rank of the subtree was sent SIGTERM before it took e
   int DoneKids, InitsOpen;
   Buffer Cuts; // CutEntry, sorted by key
   bool OwnLogged, LoggedSent;
@@ -90,6 +103,7 @@ struct Round {
 } Rounds[2];
 uint32_t StartedEpoch;   // highest START this rank sent down
 uint32_t ForwardedEpoch; // highest LOGGED this rank sent up (rank 0: decided)
+uint32_t StopEpoch;      // ALL said the job stops once this one is committed
 
 Round &round(uint32_t E) {
   Round &R = Rounds[E % 2];
@@ -212,7 +226,7 @@ void mergeCuts(Round &R, const CutEntry *B, size_t NB) {
   R.Cuts = Out;
 }
 
-void onAll(uint32_t E, const uint64_t *Crossed, size_t N);
+void onAll(uint32_t E, const uint64_t *Crossed, size_t N, bool Stop);
 
 void tryDone(uint32_t E) {
   Round &R = round(E);
@@ -224,7 +238,7 @@ void tryDone(uint32_t E) {
   const CutEntry *C = reinterpret_cast<const CutEntry *>(R.Cuts.Data);
   if (L->Rank != 0) {
     Buffer Msg;
-    uint64_t Head[2] = {E, NC};
+    uint64_t Head[3] = {E, NC, R.Stop};
     Msg.append(Head, sizeof(Head));
     Msg.append(C, NC * sizeof(CutEntry));
     send(parentOf(L->Rank), kTagDone, E, reinterpret_cast<uint64_t *>(Msg.Data),
@@ -240,24 +254,28 @@ void tryDone(uint32_t E) {
       uint64_t KV[2] = {C[I].Key, C[I].Max};
       Crossed.append(KV, sizeof(KV));
     }
-  onAll(E, reinterpret_cast<uint64_t *>(Crossed.Data), Crossed.Len / 16);
+  onAll(E, reinterpret_cast<uint64_t *>(Crossed.Data), Crossed.Len / 16,
+        R.Stop);
   __libc_free(Crossed.Data);
 }
 
 void onDone(int From, uint32_t E, const uint64_t *Msg, size_t N) {
-  if (parentOf(From) != L->Rank || N < 1 || Msg[0] * 3 != N - 1)
+  if (parentOf(From) != L->Rank || N < 2 || Msg[0] * 3 != N - 2)
     fatal("protocol error: malformed DONE from rank %d", From);
   Round &R = round(E);
-  mergeCuts(R, reinterpret_cast<const CutEntry *>(Msg + 1), Msg[0]);
+  R.Stop |= Msg[1] != 0;
+  mergeCuts(R, reinterpret_cast<const CutEntry *>(Msg + 2), Msg[0]);
   R.DoneKids++;
   tryDone(E);
 }
 
-void onAll(uint32_t E, const uint64_t *Crossed, size_t N) {
+void onAll(uint32_t E, const uint64_t *Crossed, size_t N, bool Stop) {
   if (E != L->Epoch)
     fatal("protocol error: ALL of epoch %u in epoch %u", E, L->Epoch);
+  if (Stop)
+    StopEpoch = E;
   Buffer Msg;
-  uint64_t Head[2] = {E, N};
+  uint64_t Head[3] = {E, N, Stop};
   Msg.append(Head, sizeof(Head));
   Msg.append(Crossed, N * 16);
   for (int K = 0, C = firstChild(L->Rank); K < childCount(L->Rank); ++K)
@@ -277,12 +295,33 @@ void onAll(uint32_t E, const uint64_t *Crossed, size_t N) {
   checkPeriod();
 }
 
+// STOP(E) to this rank's children, then this rank ends.
+[[noreturn]] void stopJob(uint32_t E) {
+  uint64_t Msg = E;
+  for (int K = 0, C = firstChild(L->Rank); K < childCount(L->Rank); ++K)
+    send(C + K, kTagStop, E, &Msg, 1, false);
+  for (int I = 0; I < NSends; ++I)
+    if (Sends[I].Req != MPI_REQUEST_NULL)
+      PMPI_Wait(&Sends[I].Req, MPI_STATUS_IGNORE);
+  exitStopped(L->VersionBase + E);
+}
+
 void decide(uint32_t E, Outcome Worst, int Finisher) {
   uint64_t V = L->VersionBase + E;
+  bool Committed = false;
   if (Worst == kFinished)
     abandonVersion(V, Finisher);
   else if (Worst != kSaid) // kSaid: the rank printed why
-    commitVersion(V, Worst == kWritten, "its image or its message log");
+    Committed =
+        commitVersion(V, Worst == kWritten, "its image or its message log");
+  if (StopEpoch == E) {
+    if (Committed)
+      stopJob(E);
+    // The job goes on; a rank sent SIGTERM asks again at its next site.
+    logMessage("SIGTERM: checkpoint %llu was not committed, the job goes on",
+               (unsigned long long)V);
+    StopEpoch = 0;
+  }
 }
 
 void tryLogged(uint32_t E) {
@@ -332,6 +371,8 @@ void abandonVersion(uint64_t V, int Finisher) {
            (unsigned long long)V, Finisher);
 }
 
+bool ctrlStopping() { return StopEpoch != 0; }
+
 void ctrlInit(uint32_t Epoch) {
   if (Ctrl == MPI_COMM_NULL)
     PMPI_Comm_dup(MPI_COMM_WORLD, &Ctrl);
@@ -340,6 +381,7 @@ void ctrlInit(uint32_t Epoch) {
     R = Round();
   }
   StartedEpoch = ForwardedEpoch = Epoch;
+  StopEpoch = 0;
   AllSeen = false;
 }
 
@@ -372,10 +414,15 @@ void pollCtrl() {
       onDone(S.MPI_SOURCE, E, Msg + 1, N - 1);
       break;
     case kTagAll:
-      if (N < 2 || Msg[1] * 2 != (uint64_t)N - 2)
+      if (N < 3 || Msg[1] * 2 != (uint64_t)N - 3)
         fatal("protocol error: malformed ALL");
-      onAll(E, Msg + 2, Msg[1]);
+      onAll(E, Msg + 3, Msg[1], Msg[2] != 0);
       break;
+    case kTagStop:
+      if (S.MPI_SOURCE != parentOf(L->Rank) || E != StopEpoch)
+        fatal("protocol error: STOP of epoch %u from rank %d", E,
+              S.MPI_SOURCE);
+      stopJob(E);
     case kTagLogged:
       onLogged(S.MPI_SOURCE, E, (Outcome)Msg[1], (int)Msg[2]);
       break;
@@ -412,6 +459,7 @@ void ctrlCheckpointWritten(const Buffer &Cuts) {
   mergeCuts(R, reinterpret_cast<const CutEntry *>(Cuts.Data),
             Cuts.Len / sizeof(CutEntry));
   R.OwnCuts = true;
+  R.Stop |= stopRequested();
   tryDone(E);
 }
 

@@ -121,6 +121,7 @@ extern bool AllSeen; // ALL of this epoch came: every rank checkpointed
 extern CtrlCounts Counts;
 void ctrlInit(uint32_t Epoch);
 bool ctrlOpen(); // this rank's part in a commit is not done
+bool ctrlStopping(); // the job ends once the open checkpoint is committed
 void pollCtrl();
 // At this rank's checkpoint: before its image (START, INITs to the ranks
 // it sent OldSent[q] > 0 messages in the epoch that ends), and after it

@@ -62,12 +62,25 @@ void configInit() {
   strcpy(Cfg.Name, Name);
 
   Cfg.Interval = 0;
-  if (const char *V = env("CCC_INTERVAL")) {
+  Cfg.Mtbf = 0;
+  const char *IntervalV = env("CCC_INTERVAL");
+  if (IntervalV && !strcmp(IntervalV, "auto")) {
+    const char *M = env("CCC_MTBF");
+    char *End;
+    errno = 0;
+    double X = M ? strtod(M, &End) : 0;
+    if (!M || errno || *End || !(X > 0) || X > 1e12)
+      fatal("CCC_INTERVAL=auto needs CCC_MTBF, the mean time between "
+            "failures in seconds (e.g. 86400)%s%s",
+            M ? "; got " : "", M ? M : "");
+    Cfg.Mtbf = X;
+  } else if (const char *V = IntervalV) {
     char *End;
     errno = 0;
     double X = strtod(V, &End);
     if (errno || *End || !(X >= 0) || X > 1e9)
-      fatal("CCC_INTERVAL=%s: expected seconds >= 0 (e.g. 60 or 0.5)", V);
+      fatal("CCC_INTERVAL=%s: expected seconds >= 0 (e.g. 60 or 0.5) or auto",
+            V);
     Cfg.Interval = X;
   }
   Cfg.Keep = envInt("CCC_KEEP", 2, 1, 1000000);

@@ -18,7 +18,8 @@ enum class UnsavedPolicy { Error, Warn, Ignore };
 struct Config {
   char Dir[4096];
   char Name[256];
-  double Interval; // seconds, 0 = off
+  double Interval; // seconds, 0 = off (or auto: Mtbf > 0)
+  double Mtbf;     // CCC_MTBF seconds, for CCC_INTERVAL=auto
   int Keep;
   RestartMode Restart;
   int CompressLevel;

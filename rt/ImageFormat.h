@@ -185,6 +185,8 @@ struct RuntimeState {
   uint64_t MainArgs;      // main's arguments, in the heap region
   uint64_t ParallelState; // the MPI layer's state, in the heap region
   uint64_t Exclusions;    // ccc_exclude's table, in the heap region
+  uint64_t Supervision;   // hooks and captured output sizes, in the heap
+                          // region (Supervision.cpp); absent before it
 };
 
 } // namespace ccc

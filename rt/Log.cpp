@@ -9,6 +9,7 @@
 namespace ccc {
 int LogLevel = 0;
 void (*OnFatal)() = nullptr;
+int LogFd = 2;
 
 static void vlog(const char *Fmt, va_list Ap) {
   char Buf[1024];
@@ -20,7 +21,7 @@ static void vlog(const char *Fmt, va_list Ap) {
   if (N > (int)sizeof(Buf) - 2)
     N = sizeof(Buf) - 2;
   Buf[N++] = '\n';
-  ssize_t W = write(2, Buf, N);
+  ssize_t W = write(LogFd, Buf, N);
   (void)W;
 }
 

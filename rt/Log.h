@@ -19,6 +19,9 @@ void logMessage(const char *Fmt, ...) __attribute__((format(printf, 1, 2)));
 // Set by the runtime in a parallel job: ends the whole job, since the
 // other processes may wait for this one (in MPI's initialisation, say).
 extern void (*OnFatal)();
+// Where messages go: standard error, or a copy of it when the program's
+// standard error is captured into a file (Supervision.cpp).
+extern int LogFd;
 } // namespace ccc
 
 #define CCC_ERR(...) ::ccc::logMessage(__VA_ARGS__)

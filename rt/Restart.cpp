@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Config.h"
 #include "Exclusions.h"
+#include "Supervision.h"
 #include "HeapRegion.h"
 #include "Log.h"
 #include "OpenFiles.h"
@@ -199,7 +200,7 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
   static char SavedMap[sizeof(RT.LoadMap)];
   memset(SavedMap, 0, sizeof(SavedMap));
   SavedContext Ctx;
-  RuntimeState State;
+  RuntimeState State{}; // an older image's is shorter: zero the rest
   if (!R.readBlob(*SCtx, &Ctx, sizeof(Ctx)) ||
       !R.readBlob(*SRt, &State, sizeof(State)) ||
       !R.readBlob(*SMap, SavedMap, sizeof(SavedMap) - 1)) {
@@ -323,6 +324,7 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
     Parallel->afterRestore();
   RT.Ready = true;
   startTriggers();
+  supervisionRestored(Version);
   jumpToSavedContext();
 }
 
@@ -366,6 +368,8 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
         (restoreFrom(Path, false, Why, sizeof(Why), nullptr, nullptr) &&
          (!Parallel->checkVersion ||
           Parallel->checkVersion(Chosen, Why, sizeof(Why))));
+    if (!Usable)
+      noteRestoreFailed(Chosen, Why);
     if (Parallel->allMin(Usable) == 0) {
       Bound = Chosen - 1;
       continue;
@@ -374,8 +378,10 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
     Why[0] = 0;
     bool Ok = restoreFrom(Path, true, Why, sizeof(Why)) &&
               (!reopenOpenFiles || reopenOpenFiles(Why, sizeof(Why)));
-    if (!Ok)
+    if (!Ok) {
       logMessage("cannot restart from %s: %s", Path, Why);
+      noteRestoreFailed(Chosen, Why);
+    }
     if (Parallel->allMin(Ok))
       resumeRestored(Path, Chosen);
     Bound = Chosen - 1;
@@ -443,6 +449,7 @@ void restartIfPossible() {
       resumeRestored(Path, Versions[I]);
     logMessage("cannot restart from %s: %s%s", Path, Why,
                I + 1 < N ? "; trying the previous checkpoint" : "");
+    noteRestoreFailed(Versions[I], Why);
   }
   fatal("no usable checkpoint of %s in %s (none of %d committed "
         "version%s could be restored); nothing was deleted. Start afresh "

@@ -21,11 +21,13 @@
 #include "RunLock.h"
 #include "RuntimeGlobals.h"
 #include "Store.h"
+#include "Supervision.h"
 #include "UnsavedGlobals.h"
 
 #include "ccc.h"
 
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +57,8 @@ volatile int __ccc_pending = 0;
 namespace ccc {
 volatile int Requested = 0;
 std::atomic<uint64_t> LastCheckpointEnd{0};
+// Seconds the last checkpoint took this process (CCC_INTERVAL=auto).
+std::atomic<double> LastCheckpointCost{0};
 RuntimeGlobals RT;
 
 namespace {
@@ -100,13 +104,34 @@ void installOverflowReporter() {
 
 //===-- Triggers ----------------------------------------------------------===//
 
+// CCC_INTERVAL=auto: Young's optimum sqrt(2 C M) for a checkpoint cost C
+// (the last one's, 1 s before any) and the mean time between failures M
+// (CCC_MTBF); reported when it first changes by more than a tenth.
+uint64_t intervalNs() {
+  if (Cfg.Interval > 0)
+    return (uint64_t)(Cfg.Interval * 1e9);
+  double C = LastCheckpointCost.load();
+  double S = sqrt(2 * (C > 0 ? C : 1.0) * Cfg.Mtbf);
+  static double Reported;
+  if (C > 0 && (Reported == 0 || fabs(S - Reported) > Reported / 10)) {
+    if (RT.Rank == 0)
+      logMessage("CCC_INTERVAL=auto: a checkpoint costs %.3f s, CCC_MTBF is "
+                 "%.0f s: one every %.1f s",
+                 C, Cfg.Mtbf, S);
+    noteInterval(S);
+    Reported = S;
+  }
+  return (uint64_t)(S * 1e9);
+}
+
 void *timerThread(void *) {
-  uint64_t Ns = (uint64_t)(Cfg.Interval * 1e9);
+  uint64_t Ns = intervalNs();
   struct timespec T = {(time_t)(Ns / 1000000000ull),
                        (long)(Ns % 1000000000ull)};
   for (;;) {
     while (nanosleep(&T, &T) != 0 && errno == EINTR) {
     }
+    Ns = intervalNs();
     // The interval is computing time between checkpoints: a program whose
     // images take longer to write than the interval still progresses.
     uint64_t Since = nowNs(CLOCK_MONOTONIC) - LastCheckpointEnd;
@@ -123,7 +148,7 @@ void *timerThread(void *) {
 } // namespace
 
 void startTriggers() {
-  if (Cfg.Interval > 0) {
+  if (Cfg.Interval > 0 || Cfg.Mtbf > 0) {
     pthread_t T;
     pthread_attr_t A;
     pthread_attr_init(&A);
@@ -494,6 +519,7 @@ __attribute__((noinline)) bool writeAndCommit() {
       return false;
     }
   }
+  injectWhileWriting(Tmp);
   if (!publish(Tmp, Final, Cfg.Dir)) {
     logMessage("checkpoint %llu not taken: cannot rename %s: %s",
                (unsigned long long)V, Tmp, strerror(errno));
@@ -515,6 +541,7 @@ __attribute__((noinline)) bool writeAndCommit() {
     return true;
   }
   char Err[kPathMax + 128];
+  injectBeforeCommit();
   if (!writeCommit(Cfg.Dir, Cfg.Name, V, 1, Err, sizeof(Err))) {
     logMessage("checkpoint %llu not committed: %s; the previous committed "
                "checkpoint is kept",
@@ -523,6 +550,7 @@ __attribute__((noinline)) bool writeAndCommit() {
     return false;
   }
   chainOnto(ChainLength, Bytes);
+  noteCommitted(V);
   pruneVersions(Cfg.Dir, Cfg.Name, Cfg.Keep);
   CCC_INFO("checkpoint %llu committed: %s, %llu bytes, %.3f s; %llu bytes of "
            "memory stored, %llu unchanged",
@@ -541,7 +569,9 @@ uint64_t readCanary() {
 
 // Kept small: the only state live across __ccc_ctx_save is in RT.
 __attribute__((noinline)) int takeCheckpoint() {
+  supervisionBeforeFlush();
   fflush(nullptr); // buffered output belongs to the past, not to the image
+  supervisionAfterFlush();
   RT.Ctx.Errno = errno;
   pthread_sigmask(SIG_BLOCK, nullptr,
                   reinterpret_cast<sigset_t *>(RT.Ctx.SigMask));
@@ -556,8 +586,11 @@ __attribute__((noinline)) int takeCheckpoint() {
   RT.Ctx.StackHigh = RT.StackHigh;
   int SavedErrno = RT.Ctx.Errno;
   markDeadLocalsOfCallers();
+  uint64_t T0 = nowNs(CLOCK_MONOTONIC), V = RT.NextVersion;
   bool Ok = writeAndCommit();
   LastCheckpointEnd = nowNs(CLOCK_MONOTONIC);
+  LastCheckpointCost = (LastCheckpointEnd - T0) / 1e9;
+  supervisionImageWritten(V, Ok, LastCheckpointCost);
   // A timer tick or signal during the write is answered by this checkpoint.
   Requested = 0;
   __ccc_pending = 0;
@@ -631,7 +664,9 @@ void recordCompletion(int Status, void *) {
   mapStack();
   installOverflowReporter();
   on_exit(recordCompletion, nullptr);
+  supervisionStart();
   restartIfPossible();
+  supervisionFresh();
 
   // Instrumented static constructors may have mapped it already.
   if (!heapIsMapped() && !heapMap(kHeapBase, Cfg.HeapReserve, true))
@@ -704,6 +739,8 @@ int ccc::checkpointSlow(int Kind) {
 int ccc::checkpointSlowAtSite(int Kind) {
   if (Kind == CCC_SITE_MAYBE && !__ccc_pending)
     return CCC_NONE;
+  if (HeartbeatDue)
+    heartbeat();
   if (!RT.Ready) {
     static bool Warned;
     if (!Warned && !Cfg.Disabled)
@@ -732,9 +769,21 @@ int ccc::checkpointSlowAtSite(int Kind) {
   }
   if (Parallel)
     return Parallel->site(Kind, takeCheckpoint);
+  // Cleared before Requested is read: a request that arrives in between
+  // sets __ccc_pending again and is seen at the next site.
   __ccc_pending = 0;
+  if (Kind == CCC_SITE_MAYBE && !Requested)
+    return CCC_NONE; // a heartbeat only
   Requested = 0;
-  return takeCheckpoint();
+  uint64_t V = RT.NextVersion;
+  int R = takeCheckpoint();
+  if (R == CCC_TAKEN && stopRequested())
+    exitStopped(V);
+  if (R == CCC_NONE && stopRequested())
+    logMessage("SIGTERM: checkpoint %llu could not be written, the program "
+               "goes on (a second SIGTERM ends it)",
+               (unsigned long long)V);
+  return R;
 }
 
 extern "C" int ccc_checkpoint(void) {

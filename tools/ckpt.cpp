@@ -9,11 +9,14 @@
 //                        the blocks of a per-block section per codec
 //   ckpt diff A B        which chunks of memory changed between two images
 //   ckpt config          the environment variables ccc reads, with defaults
+//   ckpt run ... -- CMD  runs CMD, launching it again after failures
+//                        (RunCommand.cpp)
 //
 // Exit status: 0 success, 1 an image failed verification, 2 usage error.
 //
 //===----------------------------------------------------------------------===//
 #include "Image.h"
+#include "RunCommand.h"
 #include "Incremental.h"
 #include "Store.h"
 
@@ -33,7 +36,8 @@ using namespace ccc;
 
 static int usage() {
   fprintf(stderr, "usage: ckpt ls [DIR] | ckpt info [--json] IMAGE | ckpt "
-                  "verify IMAGE | ckpt diff [--json] A B | ckpt config\n");
+                  "verify IMAGE | ckpt diff [--json] A B | ckpt config | ckpt "
+                  "run [OPTIONS] -- COMMAND...\n");
   return 2;
 }
 
@@ -687,6 +691,8 @@ int main(int Argc, char **Argv) {
   if (Argc < 2)
     return usage();
   const char *Cmd = Argv[1];
+  if (!strcmp(Cmd, "run"))
+    return cmdRun(Argc, Argv);
   if (!strcmp(Cmd, "ls"))
     return Argc <= 3 ? cmdLs(Argc == 3 ? Argv[2] : "./ccc-ckpt") : usage();
   if (!strcmp(Cmd, "info") && Argc == 3)

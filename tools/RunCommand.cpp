@@ -1,0 +1,544 @@
+//===- RunCommand.cpp - ckpt run: a job that recovers by itself -----------===//
+//
+// `ckpt run [options] -- COMMAND...` launches COMMAND (mpirun ... or a
+// serial program built with ccc), watches it, and launches it again after a
+// failure: the runtime then restarts from the newest committed checkpoint.
+// It sees the job through CCC_RUN_DIR (rt/Supervision.cpp): each process's
+// pid file, whose mtime is its heartbeat, and the events every process
+// appends. A failure is a non-zero exit or a death by signal, or a hang (a
+// process that reached no site for --hang-timeout seconds), after which
+// every process of the job is killed. SIGTERM or SIGINT to `ckpt run` is
+// passed to the job's processes (not to mpirun, which would kill them at
+// once): they checkpoint and stop, and `ckpt run` exits with 75 without
+// launching again. --inject kills processes on purpose, for tests and
+// demos.
+//
+//===----------------------------------------------------------------------===//
+#include "RunCommand.h"
+
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <dirent.h>
+#include <fcntl.h>
+#include <map>
+#include <random>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+constexpr int kExitStopped = 75; // the runtime's (include/ccc.h)
+
+int runUsage() {
+  fprintf(stderr,
+          "usage: ckpt run [--retries N] [--backoff S] [--hang-timeout S]\n"
+          "                [--stdout FILE] [--stderr FILE] [--run-dir DIR]\n"
+          "                [--inject SPEC]... -- COMMAND [ARG...]\n"
+          "  SPEC: kill:rank=R,after=S | random:mtbf=S[,count=N][,seed=X]\n"
+          "        | write[:rank=R] | commit\n");
+  return 2;
+}
+
+double now() {
+  timespec T;
+  clock_gettime(CLOCK_REALTIME, &T);
+  return T.tv_sec + T.tv_nsec / 1e9;
+}
+
+bool parseSeconds(const char *S, double *Out) {
+  char *End;
+  errno = 0;
+  double X = strtod(S, &End);
+  if (errno || *End || !(X >= 0) || X > 1e9)
+    return false;
+  *Out = X;
+  return true;
+}
+
+// One injected fault. Kill: SIGKILL to rank Rank After seconds into an
+// attempt. Write/Commit: the attempt's runtime kills itself during its
+// first image write (of rank Rank) or before its first commit record.
+struct Fault {
+  enum Kind { Kill, Write, Commit } K;
+  unsigned Rank = 0;
+  bool AnyRank = false; // random: Rank modulo the job's size
+  double After = 0;
+};
+
+struct Options {
+  int Retries = 5;
+  double Backoff = 1, HangTimeout = 0;
+  std::string Stdout, Stderr, RunDir;
+  std::vector<Fault> Faults; // in order, one an attempt at most
+  double Mtbf = 0;           // random faults
+  int RandomCount = 5;
+  unsigned long Seed = 0;
+  bool SeedGiven = false;
+  char **Command = nullptr;
+};
+
+bool keyValue(const std::string &Part, const char *Key, std::string *Value) {
+  size_t L = strlen(Key);
+  if (Part.compare(0, L, Key) || Part.size() <= L || Part[L] != '=')
+    return false;
+  *Value = Part.substr(L + 1);
+  return true;
+}
+
+bool parseInject(const char *Spec, Options &O) {
+  std::string S = Spec, Head = S.substr(0, S.find(':')),
+              Rest = S.find(':') == std::string::npos
+                         ? ""
+                         : S.substr(S.find(':') + 1);
+  std::vector<std::string> Parts;
+  for (size_t P = 0; !Rest.empty() && P != std::string::npos;) {
+    size_t C = Rest.find(',', P);
+    Parts.push_back(Rest.substr(P, C == std::string::npos ? C : C - P));
+    P = C == std::string::npos ? C : C + 1;
+  }
+  Fault F;
+  double X;
+  std::string V;
+  if (Head == "kill" || Head == "write") {
+    F.K = Head == "kill" ? Fault::Kill : Fault::Write;
+    bool HaveAfter = false;
+    for (auto &P : Parts) {
+      if (keyValue(P, "rank", &V) && parseSeconds(V.c_str(), &X) &&
+          X == floor(X))
+        F.Rank = (unsigned)X;
+      else if (F.K == Fault::Kill && keyValue(P, "after", &V) &&
+               parseSeconds(V.c_str(), &X))
+        F.After = X, HaveAfter = true;
+      else
+        return false;
+    }
+    if (F.K == Fault::Kill && !HaveAfter)
+      return false;
+    O.Faults.push_back(F);
+    return true;
+  }
+  if (Head == "commit" && Parts.empty()) {
+    F.K = Fault::Commit;
+    O.Faults.push_back(F);
+    return true;
+  }
+  if (Head == "random") {
+    for (auto &P : Parts) {
+      if (keyValue(P, "mtbf", &V) && parseSeconds(V.c_str(), &X) && X > 0)
+        O.Mtbf = X;
+      else if (keyValue(P, "count", &V) && parseSeconds(V.c_str(), &X) &&
+               X == floor(X))
+        O.RandomCount = (int)X;
+      else if (keyValue(P, "seed", &V) && parseSeconds(V.c_str(), &X) &&
+               X == floor(X))
+        O.Seed = (unsigned long)X, O.SeedGiven = true;
+      else
+        return false;
+    }
+    return O.Mtbf > 0;
+  }
+  return false;
+}
+
+// What the job's processes wrote into the run directory.
+struct Event {
+  double T;
+  unsigned Rank;
+  std::string What;
+  unsigned long long Version;
+  double Figure;
+};
+
+std::vector<Event> readEvents(const std::string &Dir, off_t *Offset) {
+  std::vector<Event> Out;
+  FILE *F = fopen((Dir + "/events").c_str(), "r");
+  if (!F)
+    return Out;
+  fseeko(F, *Offset, SEEK_SET);
+  char Line[256];
+  while (fgets(Line, sizeof(Line), F)) {
+    if (!strchr(Line, '\n'))
+      break; // a line still being written: read it next time
+    *Offset += strlen(Line);
+    Event E{};
+    char What[64];
+    E.Figure = -1;
+    if (sscanf(Line, "%lf %u %63s %llu %lf", &E.T, &E.Rank, What, &E.Version,
+               &E.Figure) >= 4) {
+      E.What = What;
+      Out.push_back(E);
+    }
+  }
+  fclose(F);
+  return Out;
+}
+
+// Rank -> pid, and the heartbeat (mtime) of each, from the pid files.
+struct Proc {
+  pid_t Pid;
+  double Beat;
+};
+std::map<unsigned, Proc> readProcs(const std::string &Dir) {
+  std::map<unsigned, Proc> Out;
+  DIR *D = opendir(Dir.c_str());
+  if (!D)
+    return Out;
+  while (dirent *E = readdir(D)) {
+    unsigned R;
+    char Tail;
+    if (sscanf(E->d_name, "rank.%u%c", &R, &Tail) != 1)
+      continue;
+    std::string P = Dir + "/" + E->d_name;
+    FILE *F = fopen(P.c_str(), "r");
+    int Pid = 0;
+    struct stat St;
+    if (F && fscanf(F, "%d", &Pid) == 1 && Pid > 0 && stat(P.c_str(), &St) == 0)
+      Out[R] = {Pid, St.st_mtim.tv_sec + St.st_mtim.tv_nsec / 1e9};
+    if (F)
+      fclose(F);
+  }
+  closedir(D);
+  return Out;
+}
+
+void clearProcs(const std::string &Dir) {
+  DIR *D = opendir(Dir.c_str());
+  if (!D)
+    return;
+  while (dirent *E = readdir(D))
+    if (!strncmp(E->d_name, "rank.", 5))
+      unlink((Dir + "/" + E->d_name).c_str());
+  closedir(D);
+}
+
+volatile sig_atomic_t StopSignals;
+void onStopSignal(int) { StopSignals = StopSignals + 1; }
+
+bool makeDirs(const std::string &P) {
+  for (size_t I = 1; I <= P.size(); ++I)
+    if (I == P.size() || P[I] == '/') {
+      std::string Sub = P.substr(0, I);
+      if (mkdir(Sub.c_str(), 0755) != 0 && errno != EEXIST)
+        return false;
+    }
+  return true;
+}
+
+void killJob(pid_t Child, const std::map<unsigned, Proc> &Procs) {
+  for (auto &KV : Procs)
+    kill(KV.second.Pid, SIGKILL);
+  kill(-Child, SIGKILL);
+}
+
+const char *describeStatus(int St, char *Buf, size_t Cap) {
+  if (WIFEXITED(St))
+    snprintf(Buf, Cap, "exit status %d", WEXITSTATUS(St));
+  else if (WIFSIGNALED(St))
+    snprintf(Buf, Cap, "killed by signal %d (%s)", WTERMSIG(St),
+             strsignal(WTERMSIG(St)));
+  else
+    snprintf(Buf, Cap, "status 0x%x", St);
+  return Buf;
+}
+
+} // namespace
+
+int cmdRun(int Argc, char **Argv) {
+  Options O;
+  int I = 2;
+  for (; I < Argc; ++I) {
+    std::string A = Argv[I];
+    auto Value = [&](const char **Out) {
+      if (I + 1 >= Argc)
+        return false;
+      *Out = Argv[++I];
+      return true;
+    };
+    const char *V;
+    double X;
+    if (A == "--") {
+      ++I;
+      break;
+    }
+    if (A == "--retries" && Value(&V) && parseSeconds(V, &X) && X == floor(X))
+      O.Retries = (int)X;
+    else if (A == "--backoff" && Value(&V) && parseSeconds(V, &X))
+      O.Backoff = X;
+    else if (A == "--hang-timeout" && Value(&V) && parseSeconds(V, &X))
+      O.HangTimeout = X;
+    else if (A == "--stdout" && Value(&V))
+      O.Stdout = V;
+    else if (A == "--stderr" && Value(&V))
+      O.Stderr = V;
+    else if (A == "--run-dir" && Value(&V))
+      O.RunDir = V;
+    else if (A == "--inject" && Value(&V)) {
+      if (!parseInject(V, O)) {
+        fprintf(stderr, "ckpt run: --inject %s: not understood\n", V);
+        return runUsage();
+      }
+    } else {
+      fprintf(stderr, "ckpt run: %s: not understood\n", A.c_str());
+      return runUsage();
+    }
+  }
+  if (I >= Argc)
+    return runUsage();
+  O.Command = Argv + I;
+  if (O.RunDir.empty()) {
+    const char *D = getenv("CCC_DIR");
+    O.RunDir = std::string(D && *D ? D : "./ccc-ckpt") + "/run";
+  }
+  if (!makeDirs(O.RunDir)) {
+    fprintf(stderr, "ckpt run: cannot create %s: %s\n", O.RunDir.c_str(),
+            strerror(errno));
+    return 2;
+  }
+  clearProcs(O.RunDir);
+  unlink((O.RunDir + "/events").c_str());
+  for (const std::string *F : {&O.Stdout, &O.Stderr})
+    if (!F->empty()) {
+      int Fd = open(F->c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (Fd < 0) {
+        fprintf(stderr, "ckpt run: cannot write %s: %s\n", F->c_str(),
+                strerror(errno));
+        return 2;
+      }
+      close(Fd);
+    }
+  if (!O.SeedGiven)
+    O.Seed = (unsigned long)now() ^ getpid();
+  std::mt19937_64 Rng(O.Seed);
+  if (O.Mtbf > 0) {
+    // Random faults: most are kills at a random time, some land in an
+    // image write or a commit.
+    std::exponential_distribution<double> Gap(1 / O.Mtbf);
+    std::uniform_int_distribution<int> Kind(0, 9);
+    for (int K = 0; K < O.RandomCount; ++K) {
+      Fault F;
+      int Draw = Kind(Rng);
+      F.K = Draw < 6 ? Fault::Kill : Draw < 8 ? Fault::Write : Fault::Commit;
+      F.After = Gap(Rng);
+      F.Rank = (unsigned)(Rng() >> 33);
+      F.AnyRank = true;
+      O.Faults.push_back(F);
+    }
+  }
+
+  struct sigaction SA = {};
+  SA.sa_handler = onStopSignal;
+  sigemptyset(&SA.sa_mask);
+  sigaction(SIGTERM, &SA, nullptr);
+  sigaction(SIGINT, &SA, nullptr);
+
+  off_t EventsAt = 0;
+  double Start = now(), ImageSeconds = 0, LostSeconds = 0;
+  int Attempts = 0, Failures = 0, Injected = 0, Commits = 0, Restores = 0;
+  std::map<unsigned long long, double> StateTime; // version -> when taken
+  std::map<unsigned long long, double> VersionCost;
+  size_t NextFault = 0;
+  size_t JobSize = 1; // processes seen in the last attempt
+  double Backoff = O.Backoff;
+  int Result = 1;
+  for (;;) {
+    ++Attempts;
+    clearProcs(O.RunDir);
+    const Fault *F =
+        NextFault < O.Faults.size() ? &O.Faults[NextFault] : nullptr;
+    double AttemptStart = now();
+    pid_t Child = fork();
+    if (Child < 0) {
+      fprintf(stderr, "ckpt run: fork: %s\n", strerror(errno));
+      return 1;
+    }
+    if (Child == 0) {
+      setpgid(0, 0);
+      signal(SIGTERM, SIG_DFL);
+      signal(SIGINT, SIG_DFL);
+      setenv("CCC_RUN_DIR", O.RunDir.c_str(), 1);
+      if (O.HangTimeout > 0) {
+        char B[64];
+        snprintf(B, sizeof(B), "%g", O.HangTimeout / 4);
+        setenv("CCC_HEARTBEAT", B, 1);
+      }
+      if (!O.Stdout.empty())
+        setenv("CCC_STDOUT", O.Stdout.c_str(), 1);
+      if (!O.Stderr.empty())
+        setenv("CCC_STDERR", O.Stderr.c_str(), 1);
+      unsetenv("CCC_INJECT");
+      if (F && F->K != Fault::Kill) {
+        char B[64];
+        if (F->K == Fault::Write)
+          snprintf(B, sizeof(B), "write:%u:1",
+                   F->AnyRank ? F->Rank % (unsigned)JobSize : F->Rank);
+        else
+          snprintf(B, sizeof(B), "commit:1");
+        setenv("CCC_INJECT", B, 1);
+      }
+      execvp(O.Command[0], O.Command);
+      fprintf(stderr, "ckpt run: cannot run %s: %s\n", O.Command[0],
+              strerror(errno));
+      _exit(127);
+    }
+    setpgid(Child, Child);
+    int Status = 0;
+    bool Hung = false, KillDone = false, Forwarded = false, Stopped = false,
+         InjectedHere = false;
+    unsigned long long LastCommit = 0;
+    std::map<unsigned, Proc> Procs;
+    for (;;) {
+      pid_t W = waitpid(Child, &Status, WNOHANG);
+      for (const Event &E : readEvents(O.RunDir, &EventsAt)) {
+        if (E.What == "image" && E.Figure >= 0) {
+          double Taken = E.T - E.Figure;
+          if (!StateTime.count(E.Version) || Taken < StateTime[E.Version])
+            StateTime[E.Version] = Taken;
+          VersionCost[E.Version] = std::max(VersionCost[E.Version], E.Figure);
+        } else if (E.What == "commit") {
+          ++Commits;
+          LastCommit = E.Version;
+        } else if (E.What == "stopped") {
+          Stopped = true;
+        } else if (E.What == "injected") {
+          InjectedHere = true;
+        } else if (E.What == "restore-failed" && E.Rank == 0) {
+          ++Restores;
+          fprintf(stderr,
+                  "ckpt run: checkpoint %llu could not be restored (the "
+                  "job's log says why); an older one is used\n",
+                  E.Version);
+        }
+      }
+      if (W == Child)
+        break;
+      Procs = readProcs(O.RunDir);
+      JobSize = std::max(JobSize, Procs.size());
+      double T = now();
+      if (StopSignals && !Forwarded) {
+        // Every process checkpoints at its next site and stops.
+        for (auto &KV : Procs)
+          kill(KV.second.Pid, SIGTERM);
+        if (Procs.empty())
+          kill(-Child, SIGTERM);
+        Forwarded = true;
+        fprintf(stderr,
+                "ckpt run: passed SIGTERM to the job's %zu process%s: they "
+                "checkpoint and stop\n",
+                Procs.size(), Procs.size() == 1 ? "" : "es");
+      } else if (StopSignals > 1) {
+        killJob(Child, Procs); // a second signal: no waiting
+      }
+      if (F && F->K == Fault::Kill && !KillDone && !Forwarded &&
+          T - AttemptStart >= F->After && !Procs.empty()) {
+        auto It = Procs.find(F->Rank);
+        if (F->AnyRank) {
+          It = Procs.begin();
+          std::advance(It, F->Rank % Procs.size());
+        }
+        if (It != Procs.end()) {
+          fprintf(stderr, "ckpt run: injected: SIGKILL to rank %u (pid %d)\n",
+                  It->first, (int)It->second.Pid);
+          kill(It->second.Pid, SIGKILL);
+          KillDone = true;
+        }
+      }
+      if (O.HangTimeout > 0 && !Hung)
+        for (auto &KV : Procs)
+          if (T - std::max(KV.second.Beat, AttemptStart) > O.HangTimeout) {
+            fprintf(stderr,
+                    "ckpt run: rank %u (pid %d) reached no checkpoint site "
+                    "for %.0f s: the job hangs; killing it\n",
+                    KV.first, (int)KV.second.Pid, O.HangTimeout);
+            Hung = true;
+            killJob(Child, Procs);
+            break;
+          }
+      usleep(50000);
+    }
+    // Processes the launcher left behind must not outlive the attempt.
+    killJob(Child, Procs);
+    double End = now();
+    char Desc[128];
+    describeStatus(Status, Desc, sizeof(Desc));
+    if (Stopped) {
+      fprintf(stderr, "ckpt run: the job checkpointed and stopped (%s)\n",
+              Desc);
+      Result = kExitStopped;
+      break;
+    }
+    if (!Hung && WIFEXITED(Status) && WEXITSTATUS(Status) == 0) {
+      Result = 0;
+      break;
+    }
+    ++Failures;
+    // A fault that did not happen (the job failed by itself first) stays
+    // planned for the next attempt.
+    bool WasInjected = KillDone || InjectedHere;
+    if (WasInjected) {
+      ++Injected;
+      ++NextFault;
+    }
+    // Work lost: from the state the next attempt restores (taken in this
+    // attempt) or from this attempt's start.
+    double From = AttemptStart;
+    if (LastCommit && StateTime.count(LastCommit) &&
+        StateTime[LastCommit] > AttemptStart)
+      From = StateTime[LastCommit];
+    LostSeconds += End - From;
+    fprintf(stderr, "ckpt run: attempt %d failed (%s%s%s)\n", Attempts,
+            Hung ? "hang; " : "", Desc, WasInjected ? ", injected" : "");
+    if (Forwarded) {
+      Result = WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
+      break;
+    }
+    if (Failures > O.Retries) {
+      fprintf(stderr, "ckpt run: giving up after %d failures (--retries %d)\n",
+              Failures, O.Retries);
+      Result =
+          WIFEXITED(Status) && WEXITSTATUS(Status) ? WEXITSTATUS(Status) : 1;
+      break;
+    }
+    fprintf(stderr, "ckpt run: launching again in %.1f s\n", Backoff);
+    usleep((useconds_t)(Backoff * 1e6));
+    Backoff = std::min(Backoff * 2, 60.0);
+    if (StopSignals) {
+      Result = kExitStopped;
+      break;
+    }
+  }
+  for (auto &KV : VersionCost)
+    ImageSeconds += KV.second;
+  double Total = now() - Start;
+  // Empty per-rank output files are noise.
+  for (const std::string *F : {&O.Stdout, &O.Stderr})
+    for (unsigned R = 1; !F->empty() && R < 1u << 20; ++R) {
+      std::string P = *F + "." + std::to_string(R);
+      struct stat St;
+      if (stat(P.c_str(), &St) != 0)
+        break;
+      if (St.st_size == 0)
+        unlink(P.c_str());
+    }
+  fprintf(stderr,
+          "ckpt run: %s after %d attempt%s: %d failure%s (%d injected%s), "
+          "%d checkpoint%s committed, %.1f s of work lost, %.1f s writing "
+          "images (%.1f %% of %.1f s)%s\n",
+          Result == 0              ? "finished"
+          : Result == kExitStopped ? "stopped"
+                                   : "failed",
+          Attempts, Attempts == 1 ? "" : "s", Failures,
+          Failures == 1 ? "" : "s", Injected,
+          O.Mtbf > 0 ? (", seed " + std::to_string(O.Seed)).c_str() : "",
+          Commits, Commits == 1 ? "" : "s", LostSeconds, ImageSeconds,
+          Total > 0 ? 100 * ImageSeconds / Total : 0.0, Total,
+          Restores ? "; a checkpoint could not be restored" : "");
+  return Result;
+}
