@@ -11,7 +11,8 @@ module ccc
   private
   public :: ccc_checkpoint, ccc_checkpoint_force, ccc_checkpoint_status, &
             ccc_checkpoint_force_status, ccc_is_restarted, ccc_exclude, &
-            ccc_include
+            ccc_include, ccc_on_checkpoint, ccc_on_continue, &
+            ccc_on_restart
   ! Results of ccc_checkpoint_status and ccc_checkpoint_force_status.
   integer(c_int), parameter, public :: CCC_NONE = 0, CCC_TAKEN = 1, &
                                        CCC_RESTARTED = 2
@@ -55,5 +56,21 @@ module ccc
       type(c_ptr), value :: p
       integer(c_int) :: ccc_include
     end function
+  end interface
+  ! Hooks (see ccc.h): `call ccc_on_checkpoint(sub)` with a module or
+  ! external subroutine without arguments (not an internal one: its
+  ! address would not outlive the call). sub runs before each checkpoint,
+  ! ccc_on_continue's after the image was written, ccc_on_restart's in a
+  ! restarted process before it resumes. They must not call MPI.
+  interface
+    subroutine ccc_on_checkpoint(hook)
+      external :: hook
+    end subroutine
+    subroutine ccc_on_continue(hook)
+      external :: hook
+    end subroutine
+    subroutine ccc_on_restart(hook)
+      external :: hook
+    end subroutine
   end interface
 end module ccc

@@ -306,7 +306,9 @@ int cmdRun(int Argc, char **Argv) {
   unlink((O.RunDir + "/events").c_str());
   for (const std::string *F : {&O.Stdout, &O.Stderr})
     if (!F->empty()) {
-      int Fd = open(F->c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      // Not cut here: a job that restarts keeps what it printed before its
+      // checkpoint (the runtime cuts the rest; a fresh start empties it).
+      int Fd = open(F->c_str(), O_WRONLY | O_CREAT, 0644);
       if (Fd < 0) {
         fprintf(stderr, "ckpt run: cannot write %s: %s\n", F->c_str(),
                 strerror(errno));
@@ -331,6 +333,23 @@ int cmdRun(int Argc, char **Argv) {
       F.AnyRank = true;
       O.Faults.push_back(F);
     }
+    // Three or more: at least one kill, one in a write and one before a
+    // commit (the faults a job is least likely to meet by chance).
+    size_t First = O.Faults.size() - O.RandomCount;
+    for (Fault::Kind K : {Fault::Kill, Fault::Write, Fault::Commit}) {
+      if (O.RandomCount < 3)
+        break;
+      int Count[3] = {0, 0, 0};
+      for (size_t J = First; J < O.Faults.size(); ++J)
+        Count[O.Faults[J].K]++;
+      if (Count[K])
+        continue;
+      for (size_t J = First; J < O.Faults.size(); ++J)
+        if (Count[O.Faults[J].K] > 1) {
+          O.Faults[J].K = K;
+          break;
+        }
+    }
   }
 
   struct sigaction SA = {};
@@ -354,6 +373,13 @@ int cmdRun(int Argc, char **Argv) {
     const Fault *F =
         NextFault < O.Faults.size() ? &O.Faults[NextFault] : nullptr;
     double AttemptStart = now();
+    // The child reports a failed exec through this pipe (closed on a
+    // successful one): a command that cannot run is not retried.
+    int ExecPipe[2];
+    if (pipe2(ExecPipe, O_CLOEXEC) != 0) {
+      fprintf(stderr, "ckpt run: pipe: %s\n", strerror(errno));
+      return 1;
+    }
     pid_t Child = fork();
     if (Child < 0) {
       fprintf(stderr, "ckpt run: fork: %s\n", strerror(errno));
@@ -384,11 +410,22 @@ int cmdRun(int Argc, char **Argv) {
         setenv("CCC_INJECT", B, 1);
       }
       execvp(O.Command[0], O.Command);
-      fprintf(stderr, "ckpt run: cannot run %s: %s\n", O.Command[0],
-              strerror(errno));
+      int Err = errno;
+      ssize_t W = write(ExecPipe[1], &Err, sizeof(Err));
+      (void)W;
       _exit(127);
     }
     setpgid(Child, Child);
+    close(ExecPipe[1]);
+    int ExecErr = 0;
+    ssize_t Got = read(ExecPipe[0], &ExecErr, sizeof(ExecErr));
+    close(ExecPipe[0]);
+    if (Got == (ssize_t)sizeof(ExecErr)) {
+      waitpid(Child, nullptr, 0);
+      fprintf(stderr, "ckpt run: cannot run %s: %s\n", O.Command[0],
+              strerror(ExecErr));
+      return 127;
+    }
     int Status = 0;
     bool Hung = false, KillDone = false, Forwarded = false, Stopped = false,
          InjectedHere = false;
