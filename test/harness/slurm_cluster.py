@@ -115,7 +115,8 @@ class SlurmCluster:
         self.root = self.workdir
         if len(self.root) > _MAX_DIR:
             # A short name for a long workdir keeps socket paths legal.
-            self._link = tempfile.mktemp(prefix="ccc-slurm-", dir="/tmp")
+            self._link = os.path.join(
+                tempfile.mkdtemp(prefix="ccc-slurm-", dir="/tmp"), "w")
             os.symlink(self.workdir, self._link)
             self.root = self._link
         for d in ("munge", "state", "spool", "log", "run"):
@@ -295,6 +296,7 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
             time.sleep(0.1)
         if self._link:
             os.unlink(self._link)
+            os.rmdir(os.path.dirname(self._link))
             self._link = None
         if left:
             raise SlurmError("processes of the cluster survive SIGKILL: %s"
@@ -427,11 +429,14 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
             self.start_now(jobid)
 
     def start_now(self, jobid, timeout=None):
-        """Waits until the (requeued) job is PENDING and makes it eligible at
-        once: slurmctld holds a requeued job back until cred_expire seconds
-        after it ended (reason BeginTime)."""
+        """Waits until the (requeued) job is PENDING and makes it eligible 2 s
+        later rather than cred_expire s after it ended (reason BeginTime).
+        Not sooner: slurmd revokes the job's credentials when it ends, with
+        1-s resolution, and kills a run started in that same second ("Job
+        credential revoked", the job FAILS with exit code 1)."""
         self.wait_state(jobid, "PENDING", timeout or self.kill_wait + 30)
-        self.run(["scontrol", "update", "JobId=%s" % jobid, "StartTime=now"])
+        self.run(["scontrol", "update", "JobId=%s" % jobid,
+                  "StartTime=now+2"])
 
     def signal(self, jobid, sig, batch=True, full=False):
         """scancel --signal: to the batch shell only (batch, the default),

@@ -13,7 +13,9 @@ Starts a cluster and checks, with real jobs:
     too, and the job runs a second time with SLURM_RESTART_COUNT=1 and completes;
  3. a job exiting 75 under RequeueExit=75 runs again and completes;
  4. scancel --batch --signal=TERM reaches the batch shell, not its child;
-then stops the cluster and requires that no process of it is left.
+    that child outlives the job;
+then stops the cluster and requires that no process of it is left (the
+orphan included).
 Exit status 0 when all hold, 77 (skip) when Slurm is not installed here.
 """
 import argparse
@@ -58,18 +60,21 @@ exit 0
 BATCH_SIGNAL_JOB = """#!/bin/bash
 LOG=$1
 (trap 'echo "child TERM" >> $LOG' TERM; while :; do sleep 0.1; done) &
-child=$!
+echo $! > $LOG.child
 trap 'echo "shell TERM" >> $LOG' TERM
 echo running >> $LOG
 sleep 20 & wait $!
 echo "shell woke" >> $LOG
 sleep 1  # the child's trap would fire within this second
-kill -9 $child
 """
 
 
+WORK = None  # kept when a check fails, for its logs
+
+
 def fail(msg):
-    print("ccc: slurm selftest: FAIL: " + msg, file=sys.stderr)
+    print("ccc: slurm selftest: FAIL: %s (files in %s)" % (msg, WORK),
+          file=sys.stderr)
     sys.exit(1)
 
 
@@ -94,6 +99,14 @@ def wait_line(path, line, timeout):
             fail("%s has no line %r after %.0f s; it has %r"
                  % (path, line, timeout, read(path)))
         time.sleep(0.1)
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def script(d, name, text):
@@ -176,6 +189,11 @@ def batch_signal_job(c, d):
     expect("scancel --batch job", info["JobState"], "COMPLETED")
     expect("scancel --batch --signal=TERM", read(log).splitlines(),
            ["running", "shell TERM", "shell woke"])
+    # The child, orphaned when the batch shell ended, escapes slurmd
+    # (proctrack/linuxproc follows parents): only stop() can end it.
+    child = int(read(log + ".child"))
+    expect("orphan of the job alive after the job", alive(child), True)
+    return child
 
 
 def main():
@@ -190,7 +208,8 @@ def main():
     probes = dict(m.split("=", 1) for m in a.mpi)
     t0 = time.monotonic()
     # A short path: socket paths are limited to 107 bytes.
-    d = tempfile.mkdtemp(prefix="ccc-slurm-")
+    global WORK
+    d = WORK = tempfile.mkdtemp(prefix="ccc-slurm-")
     c = slurm_cluster.SlurmCluster(os.path.join(d, "cluster"),
                                    requeue_exit="75")
     with c:
@@ -198,7 +217,8 @@ def main():
         mpi_jobs(c, d, probes)
         requeue_job(c, d, probes.get("openmpi"))
         exit75_job(c, d)
-        batch_signal_job(c, d)
+        orphan = batch_signal_job(c, d)
+    expect("orphan of the job alive after stop", alive(orphan), False)
     left = c.leftovers()
     expect("processes left by the cluster", left, [])
     r = subprocess.run(["pgrep", "-a", "-f", c.workdir], capture_output=True,
