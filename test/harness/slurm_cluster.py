@@ -1,7 +1,85 @@
 #!/usr/bin/env python3
 """A private single-host Slurm cluster that a test starts and stops itself.
 
-FINDINGS PLACEHOLDER
+    with SlurmCluster(tmpdir) as c:
+        jid = c.sbatch(script, "--requeue", "--signal=B:TERM@30")
+        c.requeue(jid, start_now=True)
+        info = c.wait_done(jid, 120)  # ["JobState"], ["Restarts"], ...
+
+Its own munged, slurmctld and slurmd, all files under workdir; __exit__ (or
+stop()) cancels the jobs, stops the daemons and SIGKILLs every process left,
+also when the test failed half-way. missing() says why none can run here
+(tests skip). test/slurm/cluster_selftest.py checks what is claimed below.
+
+Findings, Debian 12 (slurm-wlm 22.05.8, munge 0.5.15, Open MPI 4.1.4, MPICH
+4.0.2), as root in a container (no cgroups: proctrack/linuxproc, task/none):
+
+Setup
+- munged runs with its own key (1024 random bytes, mode 0600) and socket,
+  pid, log and seed files (--socket, --key-file, ... and -F -f). Slurm finds
+  it by AuthInfo=socket=PATH in slurm.conf, which the clients read too
+  (sbatch, scontrol, srun inside a job): no MUNGE_SOCKET variable is needed;
+  strace shows the clients connect to that socket and open nothing in
+  /etc/slurm. Daemons get -f CONF, clients SLURM_CONF (self.env, without an
+  enclosing job's SLURM_* variables); PlugStackConfig names an empty file so
+  /etc/slurm/plugstack.conf is not read. Nothing under /etc, /run or /var.
+- Up (node idle) in about 1 s; a job starts 1-2 s after sbatch. Clusters
+  can run side by side (free ports, own directories). A socket path holds at
+  most 107 bytes: a workdir longer than 60 is used through a short symlink.
+
+MPI in an sbatch job (default allocation: 1 CPU on the one node)
+- Open MPI: mpirun.openmpi --oversubscribe -np 2 ./prog works (as root with
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1). It takes the
+  allocation as its slots: without --oversubscribe, -np 2 fails "not enough
+  slots" unless sbatch -n 2. All ranks are local, so it starts no srun step
+  and needs no OMPI_MCA_plm setting (OMPI_MCA_plm=isolated also works). The
+  ranks are mpirun's children, each in a process group of its own.
+- MPICH: mpiexec.mpich -n 2 ./prog works: hydra sees Slurm and starts its
+  proxy with srun, as job step 0 (its own slurmstepd). HYDRA_LAUNCHER=fork
+  (or -launcher fork) starts it without srun or step; works as well.
+
+Signals (proctrack/linuxproc: slurmd finds a job's processes by parentage)
+(a) scontrol requeue JOBID of a running job: slurmd sends SIGCONT and SIGTERM
+    at once to every process of the job: the batch shell, its children (a bash
+    subshell's own trap runs; bash passes nothing on), mpirun and its ranks,
+    every step (MPICH's proxy and ranks). Open MPI's mpirun also forwards a
+    TERM to its ranks about 1 s later, then exits 1. SIGKILL follows
+    max(KillWait, ~5) s after the TERM (4.7-4.8 s measured at KillWait 2 and
+    5, 7.6 s at 8). The job goes COMPLETING, then PENDING with
+    Reason=BeginTime: it may run again cred_expire s after it ended (AuthInfo
+    cred_expire, default 120; 5 is the least accepted, 1 is "invalid" and
+    gives 120): 8-15 s after the requeue with 5, 125 s with the default.
+    start_now() (StartTime=now+2) cuts that to ~3 s; now+0 is too soon: slurmd
+    revokes the job's credential when it ends (1-s resolution) and kills a run
+    launched within that second ("Job credential revoked"; the job ends FAILED
+    1:0; seen once in 5). The next run has SLURM_RESTART_COUNT=1 (unset in the
+    first) and Restarts=1.
+(b) sbatch --signal=B:TERM@T -t 1: SIGCONT and SIGTERM go to the batch shell
+    process alone (not its children, mpirun or ranks): the script must exec
+    the program meant to get it (or trap and forward). slurmctld looks every
+    30 s and signals once the time left is <= T+30 (man sbatch: up to 60 s
+    early); with -t 1 and T >= 30 that is its first look: 25-28 s into the job
+    in 4 runs of 4, always once. The time limit itself is enforced at the
+    first look after it (84-87 s into the job, state TIMEOUT), and a TIMEOUT
+    job is not requeued, --requeue or not. A job requeues itself by exiting
+    with a RequeueExit status (requeue_exit="75"): Restarts+1, same BeginTime
+    delay. Verified with --signal=B:TERM@50 -t 1 and "exec mpiexec.mpich ...
+    ./prog" whose ranks exit 75 on TERM: mpiexec exits 75, the job runs again.
+    mpirun.openmpi in its place exits 1 (FAILED, no requeue): after forwarding
+    a signal it does not return its ranks' status.
+(c) scancel --batch --signal=TERM JOBID (signal(jid, "TERM")): at once, to the
+    batch shell alone (no SIGCONT); its children, mpirun and the ranks get
+    nothing. A shell without a trap dies of it: the job ends FAILED 0:15 at
+    once, while mpirun and its ranks, orphaned (see Leftovers), get no signal
+    and run on to their end outside Slurm. With "exec mpirun ..." as the
+    script, mpirun gets the TERM and passes it to the ranks (both MPIs).
+    --full signals the shell, its children and the steps (man scancel; not
+    measured here).
+Leftovers: a process whose parent exits (a script's background child once the
+script ended, mpirun once its shell died) is reparented to init and escapes
+slurmd: no signal, no SIGKILL at the end of the job (cgroup tracking would
+catch it; a container has none). stop() finds every process whose environment
+holds this cluster's SLURM_CONF (/proc/PID/environ) and SIGKILLs it.
 """
 import os
 import re
@@ -73,7 +151,7 @@ class SlurmCluster:
     """Context manager: one slurmctld, one slurmd and one munged, private to
     workdir. Every client command gets SLURM_CONF through self.env."""
 
-    def __init__(self, workdir, start_timeout=30.0, kill_wait=2,
+    def __init__(self, workdir, start_timeout=30.0, kill_wait=5,
                  cred_expire=5, requeue_exit=None, extra_conf=""):
         """kill_wait: KillWait, seconds from SIGTERM to SIGKILL when slurmd
         ends a job. cred_expire: seconds a requeued job waits before it may
@@ -160,10 +238,14 @@ class SlurmCluster:
             time.sleep(0.05)
 
     def _write_conf(self):
-        out = subprocess.run([_which("slurmd"), "-C"], check=True, capture_output=True,
+        # The node as slurmd sees this machine; a topology differing from
+        # the hardware's only earns a "reconfigured" notice, but why have it.
+        out = subprocess.run([_which("slurmd"), "-C"],
+                             check=True, capture_output=True,
                              text=True).stdout
-        cpus = re.search(r"CPUs=(\d+)", out).group(1)
-        mem = re.search(r"RealMemory=(\d+)", out).group(1)
+        node = " ".join(re.findall(
+            r"\b(?:CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore|"
+            r"RealMemory)=\d+", out))
         ctld_port, d_port = _free_ports(2)
         auth = "socket=%s,cred_expire=%d" % (self.munge_socket,
                                              self.cred_expire)
@@ -210,7 +292,7 @@ KillWait={self.kill_wait}
 MinJobAge=60
 InactiveLimit=0
 SlurmdTimeout=300
-NodeName={self.host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={mem} State=UNKNOWN
+NodeName={self.host} NodeAddr=127.0.0.1 {node} State=UNKNOWN
 PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
 {extra}
 """
@@ -345,7 +427,8 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
                     if needle not in f.read():
                         continue
                 with open("/proc/%s/cmdline" % d, "rb") as f:
-                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+                    cmd = f.read().replace(b"\0", b" ").decode(
+                        errors="replace")
             except (OSError, IndexError):
                 continue
             found.append((int(d), cmd.strip()))

@@ -10,7 +10,8 @@ Starts a cluster and checks, with real jobs:
     no job step, MPICH's hydra one (through srun);
  2. scontrol requeue of a running job: its batch shell's TERM trap runs,
     the shell's child and the MPI ranks (Open MPI, when given) get SIGTERM
-    too, and the job runs a second time with SLURM_RESTART_COUNT=1 and completes;
+    too, and the job runs a second time with SLURM_RESTART_COUNT=1 and
+    completes;
  3. a job exiting 75 under RequeueExit=75 runs again and completes;
  4. scancel --batch --signal=TERM reaches the batch shell, not its child;
     that child outlives the job;
@@ -35,7 +36,8 @@ LAUNCH = {
     "openmpi": "mpirun.openmpi --oversubscribe -np 2",
     "mpich": "mpiexec.mpich -n 2",
 }
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1",
+           "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 # Traps TERM (logging it), waits up to 30 s on its first run and ends at once
 # on a later one; with a probe, runs it under mpirun in the background.
