@@ -154,7 +154,8 @@ class SlurmCluster:
     def __init__(self, workdir, start_timeout=30.0, kill_wait=5,
                  cred_expire=5, requeue_exit=None, extra_conf=""):
         """kill_wait: KillWait, seconds from SIGTERM to SIGKILL when slurmd
-        ends a job. cred_expire: seconds a requeued job waits before it may
+        ends a job (below 5 it does not shorten a requeue's or a scancel's,
+        which take about 5 s anyway). cred_expire: seconds a requeued job waits before it may
         start again (5 is the least slurmctld accepts). requeue_exit:
         RequeueExit, exit statuses (e.g. "75") that requeue a batch job.
         extra_conf: more slurm.conf lines."""
@@ -202,7 +203,8 @@ class SlurmCluster:
             # of a previous one from its state files.
             shutil.rmtree(self._path(d), ignore_errors=True)
             os.makedirs(self._path(d))
-        # munged refuses group/other-writable directories on its paths.
+        # munged wants its socket's directory searchable by all and
+        # writable by its owner alone.
         os.chmod(self._path("munge"), 0o755)
         self.host = socket.gethostname().split(".")[0]  # hostname -s
         self.conf = self._path("slurm.conf")
@@ -212,11 +214,21 @@ class SlurmCluster:
                     if not k.startswith("SLURM_")}  # an enclosing job's
         self.env["SLURM_CONF"] = self.conf
         self._start_munge()
-        self._write_conf()
-        self._spawn("slurmctld", [_which("slurmctld"), "-D", "-f", self.conf])
-        self._spawn("slurmd", [_which("slurmd"), "-D", "-f", self.conf,
-                               "-N", self.host])
-        self._wait_idle()
+        for attempt in range(3):
+            self._write_conf()
+            self._spawn("slurmctld", [_which("slurmctld"), "-D", "-f",
+                                      self.conf])
+            self._spawn("slurmd", [_which("slurmd"), "-D", "-f", self.conf,
+                                   "-N", self.host])
+            try:
+                self._wait_idle()
+                return
+            except SlurmError as e:
+                # The free ports were taken again before the daemons bound
+                # them: new ones.
+                if attempt == 2 or "Address already in use" not in str(e):
+                    raise
+                self._stop_daemons(("slurmd", "slurmctld"))
 
     def _start_munge(self):
         key = self._path("munge", "munge.key")
@@ -351,17 +363,7 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
                 self._cancel_all()
             except (SlurmError, subprocess.TimeoutExpired):
                 pass  # the daemons go anyway; leftovers are killed below
-        for name in ("slurmd", "slurmctld", "munged"):
-            p = self.procs.pop(name, None)
-            if p is None:
-                continue
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        self._stop_daemons(("slurmd", "slurmctld", "munged"))
         # proctrack/linuxproc loses a job's process once its parent exits
         # (it is reparented to init): e.g. a batch script's background
         # child outlives the job. Such processes still carry SLURM_CONF.
@@ -383,6 +385,19 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         if left:
             raise SlurmError("processes of the cluster survive SIGKILL: %s"
                              % left)
+
+    def _stop_daemons(self, names):
+        for name in names:
+            p = self.procs.pop(name, None)
+            if p is None:
+                continue
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
 
     def _cancel_all(self):
         r = self.run(["squeue", "-h", "-o", "%i"])
@@ -505,7 +520,7 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         return self.wait_state(jobid, DONE_STATES, timeout)
 
     def requeue(self, jobid, start_now=False):
-        """scontrol requeue; with start_now, also lifts the BeginTime delay
+        """scontrol requeue of a running (or ended) job; with start_now, also lifts the BeginTime delay
         slurmctld puts on the requeued job (see start_now)."""
         self.run(["scontrol", "requeue", str(jobid)])
         if start_now:
