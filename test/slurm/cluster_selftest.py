@@ -47,7 +47,8 @@ echo "start restart=${SLURM_RESTART_COUNT:--}" >> $LOG
 trap 'echo "trap TERM restart=${SLURM_RESTART_COUNT:--}" >> $LOG; exit 1' TERM
 [ -n "$SLURM_RESTART_COUNT" ] && { echo "done" >> $LOG; exit 0; }
 [ -n "$2" ] && { %s $2 $LOG.mpi 30 & }
-(trap 'echo "child TERM" >> $LOG.child; exit 1' TERM; sleep 30 & wait $!) &
+(trap 'echo "child TERM" >> $LOG.child; exit 1' TERM
+ echo ready >> $LOG.child; sleep 30 & wait $!) &
 echo running >> $LOG
 sleep 30 & wait $!
 echo "not requeued" >> $LOG
@@ -148,8 +149,10 @@ def requeue_job(c, d, probe):
                                                            else []),
                    env=MPI_ENV)
     wait_line(log, "running", 30)
+    wait_line(log + ".child", "ready", 30)  # its trap is set
     if probe:
-        time.sleep(1.5)  # the ranks have installed their handlers
+        for r in (0, 1):  # handlers installed
+            wait_line(log + ".mpi.up", "rank %d up" % r, 30)
     t = time.monotonic()
     c.requeue(jid, start_now=True)
     info = c.wait_done(jid, 60)
@@ -161,7 +164,7 @@ def requeue_job(c, d, probe):
             "start restart=1", "done"])
     # bash does not pass signals on: slurmd signals every process of the job.
     expect("batch shell's child on requeue", read(log + ".child"),
-           "child TERM\n")
+           "ready\nchild TERM\n")
     if probe:
         for r in (0, 1):
             expect("rank %d on requeue" % r, read("%s.mpi.rank%d" % (log, r)),

@@ -1,6 +1,8 @@
 /* MPI probe for test/slurm: shows what a Slurm job's ranks experience.
    Usage: mpi_probe OUT SECONDS
-   Every rank waits up to SECONDS for a SIGTERM. A rank that gets one appends
+   Every rank appends "rank R up" to OUT.up once its SIGTERM handler is in
+   place and MPI is initialized, then waits up to SECONDS for a SIGTERM. A
+   rank that gets one appends
    "rank R TERM restart C" to OUT.rankR and exits 75 (C is
    SLURM_RESTART_COUNT, "-" when unset). Otherwise all ranks sum their ranks
    and rank 0 writes "size N sum S restart C" to OUT. */
@@ -49,6 +51,9 @@ int main(int argc, char **argv) {
   if (!restart)
     restart = "-";
   char path[4096], line[256];
+  snprintf(path, sizeof path, "%s.up", argv[1]);
+  snprintf(line, sizeof line, "rank %d up\n", rank);
+  append(path, line);
   double end = now() + atof(argv[2]);
   while (now() < end && !terminated)
     usleep(10000);
