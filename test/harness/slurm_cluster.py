@@ -53,7 +53,11 @@ Signals (proctrack/linuxproc: slurmd finds a job's processes by parentage)
     revokes the job's credential when it ends (1-s resolution) and kills a run
     launched within that second ("Job credential revoked"; the job ends FAILED
     1:0; seen once in 5). The next run has SLURM_RESTART_COUNT=1 (unset in the
-    first) and Restarts=1.
+    first) and Restarts=1. slurmd signals the processes one by one: a batch
+    shell that exits at once on its TERM can leave a child that was not yet
+    signaled, which is then never signaled (see Leftovers; seen once in 5
+    selftests), and a backgrounded child killed by the TERM first ends the
+    shell's "wait" before the shell's own TERM arrives (once in 5).
 (b) sbatch --signal=B:TERM@T -t 1: SIGCONT and SIGTERM go to the batch shell
     process alone (not its children, mpirun or ranks): the script must exec
     the program meant to get it (or trap and forward). slurmctld looks every

@@ -39,19 +39,23 @@ LAUNCH = {
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1",
            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
-# Traps TERM (logging it), waits up to 30 s on its first run and ends at once
-# on a later one; with a probe, runs it under mpirun in the background.
+# Traps TERM (logging it), loops on its first run and ends at once on a later
+# one; with a probe, runs it under mpirun in the background. Foreground
+# sleeps: a backgrounded one killed by slurmd's TERM before the shell gets
+# its own would end the shell's wait. The trap lingers 1 s: slurmd signals
+# one process after the other, and a child whose shell is gone is no longer
+# found (proctrack/linuxproc).
 REQUEUE_JOB = """#!/bin/bash
 LOG=$1
 echo "start restart=${SLURM_RESTART_COUNT:--}" >> $LOG
-trap 'echo "trap TERM restart=${SLURM_RESTART_COUNT:--}" >> $LOG; exit 1' TERM
+trap 'echo "trap TERM restart=${SLURM_RESTART_COUNT:--}" >> $LOG
+      sleep 1; exit 1' TERM
 [ -n "$SLURM_RESTART_COUNT" ] && { echo "done" >> $LOG; exit 0; }
 [ -n "$2" ] && { %s $2 $LOG.mpi 30 & }
 (trap 'echo "child TERM" >> $LOG.child; exit 1' TERM
- echo ready >> $LOG.child; sleep 30 & wait $!) &
+ echo ready >> $LOG.child; while :; do sleep 0.1; done) &
 echo running >> $LOG
-sleep 30 & wait $!
-echo "not requeued" >> $LOG
+while :; do sleep 0.1; done
 """
 
 EXIT75_JOB = """#!/bin/bash
