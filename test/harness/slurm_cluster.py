@@ -163,7 +163,7 @@ class SlurmCluster:
         start again (5 is the least slurmctld accepts). requeue_exit:
         RequeueExit, exit statuses (e.g. "75") that requeue a batch job.
         extra_conf: more slurm.conf lines."""
-        self.workdir = os.path.abspath(workdir)
+        self.workdir = self.root = os.path.abspath(workdir)
         self.start_timeout = start_timeout
         self.kill_wait = kill_wait
         self.cred_expire = cred_expire
