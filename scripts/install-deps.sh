@@ -3,7 +3,8 @@
 set -eu
 PKGS="clang-19 llvm-19-dev llvm-19-tools lld-19 flang-19 libzstd-dev zstd libxxhash-dev cmake
   ninja-build make pkg-config python3 procps libopenmpi-dev openmpi-bin
-  libmpich-dev mpich gdb hyperfine valgrind libfpzip-dev spin"
+  libmpich-dev mpich gdb hyperfine valgrind libfpzip-dev spin
+  slurmctld slurmd slurm-client munge"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
