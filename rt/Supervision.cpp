@@ -187,13 +187,21 @@ void startHeartbeat() {
   pthread_attr_destroy(&A);
 }
 
+uint64_t TermAtNs;
+
 void onTerm(int) {
+  uint64_t Now = nowNs(CLOCK_MONOTONIC);
   if (StopWanted) {
-    // A second SIGTERM: whoever sends it will not wait for a site.
+    // The same request can come twice at once (a batch system signals
+    // every process of a job, and `ckpt run` passes its own on); a second
+    // SIGTERM a second later means: do not wait for a site.
+    if (Now - TermAtNs < 1000000000ull)
+      return;
     signal(SIGTERM, SIG_DFL);
     raise(SIGTERM);
     return;
   }
+  TermAtNs = Now;
   StopWanted = 1;
   Requested = 1;
   __ccc_pending = 1;
