@@ -106,17 +106,18 @@ void installOverflowReporter() {
 
 // CCC_INTERVAL=auto: Young's optimum sqrt(2 C M) for a checkpoint cost C
 // (the last one's, 1 s before any) and the mean time between failures M
-// (CCC_MTBF); reported when it first changes by more than a tenth.
+// (CCC_MTBF); reported at first and when it changes by more than a
+// quarter.
 uint64_t intervalNs() {
   if (Cfg.Interval > 0)
     return (uint64_t)(Cfg.Interval * 1e9);
   double C = LastCheckpointCost.load();
   double S = sqrt(2 * (C > 0 ? C : 1.0) * Cfg.Mtbf);
   static double Reported;
-  if (C > 0 && (Reported == 0 || fabs(S - Reported) > Reported / 10)) {
+  if (C > 0 && (Reported == 0 || fabs(S - Reported) > Reported / 4)) {
     if (RT.Rank == 0)
       logMessage("CCC_INTERVAL=auto: a checkpoint costs %.3f s, CCC_MTBF is "
-                 "%.0f s: one every %.1f s",
+                 "%g s: one every %.3g s",
                  C, Cfg.Mtbf, S);
     noteInterval(S);
     Reported = S;

@@ -364,7 +364,8 @@ int cmdRun(int Argc, char **Argv) {
   std::map<unsigned long long, double> StateTime; // version -> when taken
   std::map<unsigned long long, double> VersionCost;
   size_t NextFault = 0;
-  size_t JobSize = 1; // processes seen in the last attempt
+  size_t JobSize = 1;   // processes seen in the last attempt
+  double Interval = -1; // CCC_INTERVAL=auto's last choice
   double Backoff = O.Backoff;
   int Result = 1;
   for (;;) {
@@ -444,6 +445,8 @@ int cmdRun(int Argc, char **Argv) {
           LastCommit = E.Version;
         } else if (E.What == "stopped") {
           Stopped = true;
+        } else if (E.What == "interval" && E.Rank == 0) {
+          Interval = E.Figure;
         } else if (E.What == "injected") {
           InjectedHere = true;
         } else if (E.What == "restore-failed" && E.Rank == 0) {
@@ -577,5 +580,10 @@ int cmdRun(int Argc, char **Argv) {
           Commits, Commits == 1 ? "" : "s", LostSeconds, ImageSeconds,
           Total > 0 ? 100 * ImageSeconds / Total : 0.0, Total,
           Restores ? "; a checkpoint could not be restored" : "");
+  if (Interval > 0)
+    fprintf(stderr,
+            "ckpt run: CCC_INTERVAL=auto chose a checkpoint every "
+            "%.3g s\n",
+            Interval);
   return Result;
 }

@@ -77,6 +77,9 @@ def main():
     ap.add_argument("--mode", choices=["random", "sigterm", "hang"],
                     required=True)
     ap.add_argument("--ckpt", required=True)
+    ap.add_argument("--hooks", action="store_true",
+                    help="the program reports its hook counts last on "
+                         "stderr: each must have run")
     ap.add_argument("--ref", required=True)
     ap.add_argument("--seed", type=int,
                     default=int(os.environ.get("CKPT_RUN_SEED", "0")) or
@@ -122,7 +125,9 @@ def main():
     if a.mode == "random":
         print("seed %d (CKPT_RUN_SEED=%d repeats the faults)" % (a.seed,
                                                                    a.seed))
-        p = start(["--inject", "random:mtbf=0.6,count=5,seed=%d" % a.seed])
+        # A short mean time between faults: the faults are over long before
+        # the job could finish (it runs about 5 s uninterrupted).
+        p = start(["--inject", "random:mtbf=0.3,count=5,seed=%d" % a.seed])
         rc = finish(p)
         text = log()
         if rc != 0:
@@ -179,6 +184,16 @@ def main():
         if "reached no checkpoint site" not in text:
             fail("the hang was not reported", text)
         print("%s stopped; recovered in %.1f s" % (ranks[-1], time.time() - t0))
+    if a.hooks:
+        counts = re.findall(r"hooks: checkpoint=(\d+) continue=(\d+) "
+                            r"restart=(\d+)", log())
+        if not counts:
+            fail("the program did not report its hooks", log())
+        c, k, r = map(int, counts[-1])
+        if c < 1 or k < 1 or (a.mode == "sigterm" and r < 1):
+            fail("hooks did not run: checkpoint %d, continue %d, restart %d"
+                 % (c, k, r), log())
+        print("hooks: checkpoint %d, continue %d, restart %d" % (c, k, r))
     compare(ref, run, log())
     print("PASS: output and files identical to the uninterrupted run")
     shutil.rmtree(top)

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Bad supervision settings and bad `ckpt run` usage get clear errors.
+
+  bad_input_test.py PROG CKPT   (PROG: a serial program built with ccc)
+
+Runtime: CCC_INTERVAL=auto without CCC_MTBF, CCC_INJECT, CCC_ON_TERM and
+CCC_HEARTBEAT with bad values, an unwritable CCC_RUN_DIR and CCC_STDOUT:
+each stops the program at start with a `ccc:` line naming the variable and
+exit status 3, and leaves an earlier committed checkpoint in place. Then
+CCC_INTERVAL=auto with a CCC_MTBF: the interval it chose is reported.
+`ckpt run`: unknown options and fault specs (status 2), no command (2), a
+command that cannot be executed (127, not retried).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+PROG, CKPT = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(cond, what, detail=""):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        print("     " + detail.strip().replace("\n", "\n     ")[-1500:])
+        failures.append(what)
+
+
+def run(argv, d, timeout=120, **env):
+    e = dict(os.environ, CCC_DIR=os.path.join(d, "ckpt"))
+    e.update(env)
+    return subprocess.run(argv, cwd=d, env=e, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+d = tempfile.mkdtemp(prefix="run_bad_input_", dir=os.getcwd())
+# An earlier committed checkpoint that every refusal must leave alone.
+r = run([PROG, "50000", "2000"], d, CCC_INTERVAL="0.05", CCC_KEEP="100")
+commits = sorted(f for f in os.listdir(os.path.join(d, "ckpt"))
+                 if f.endswith(".commit"))
+check(r.returncode == 0 and commits, "a first run commits checkpoints",
+      r.stderr)
+
+cases = [
+    ({"CCC_INTERVAL": "auto"}, "CCC_INTERVAL=auto needs CCC_MTBF"),
+    ({"CCC_INTERVAL": "auto", "CCC_MTBF": "-5"},
+     "CCC_INTERVAL=auto needs CCC_MTBF"),
+    ({"CCC_INJECT": "explode:1"}, "CCC_INJECT=explode:1: expected"),
+    ({"CCC_INJECT": "write:0:0"}, "CCC_INJECT=write:0:0: expected"),
+    ({"CCC_ON_TERM": "ignore"}, "CCC_ON_TERM=ignore: expected"),
+    ({"CCC_HEARTBEAT": "soon"}, "CCC_HEARTBEAT=soon: expected"),
+    ({"CCC_RUN_DIR": "/nonexistent/run"}, "CCC_RUN_DIR=/nonexistent/run"),
+    ({"CCC_STDOUT": "/nonexistent/out.txt"},
+     "cannot open /nonexistent/out.txt"),
+]
+for env, msg in cases:
+    r = run([PROG, "2000", "200"], d, CCC_RESTART="never", **env)
+    what = " ".join("%s=%s" % kv for kv in env.items())
+    check(r.returncode == 3 and ("ccc: " + msg) in r.stderr,
+          "%s: exit 3 and 'ccc: %s'" % (what, msg),
+          "exit %d: %s" % (r.returncode, r.stderr))
+left = sorted(f for f in os.listdir(os.path.join(d, "ckpt"))
+              if f.endswith(".commit"))
+check(left == commits, "the committed checkpoints are all still there")
+
+r = run([PROG, "300000", "2000"], d, CCC_RESTART="never",
+        CCC_INTERVAL="auto", CCC_MTBF="0.2")
+check(r.returncode == 0 and "CCC_INTERVAL=auto: a checkpoint costs" in
+      r.stderr, "CCC_INTERVAL=auto reports the interval it chose", r.stderr)
+
+for argv, rc, msg in [
+        ([CKPT, "run", "--retries", "x", "--", PROG], 2, "not understood"),
+        ([CKPT, "run", "--inject", "kill:rank=0", "--", PROG], 2,
+         "--inject kill:rank=0: not understood"),
+        ([CKPT, "run", "--inject", "random:count=3", "--", PROG], 2,
+         "--inject random:count=3: not understood"),
+        ([CKPT, "run", "--hang-timeout"], 2, "usage: ckpt run"),
+        ([CKPT, "run", "--"], 2, "usage: ckpt run"),
+        ([CKPT, "run", "--", "/nonexistent/prog"], 127,
+         "cannot run /nonexistent/prog")]:
+    r = run(argv, d, timeout=30)
+    check(r.returncode == rc and msg in r.stderr,
+          "%s: exit %d and '%s'" % (" ".join(argv[1:]), rc, msg),
+          "exit %d: %s" % (r.returncode, r.stderr))
+
+if failures:
+    print("%d case(s) failed" % len(failures))
+    sys.exit(1)
+print("PASS")
