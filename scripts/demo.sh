@@ -1,7 +1,8 @@
 #!/bin/bash
 # The ccc demo: builds ccc and demo/heat.c (with ckpt-cc), runs the program
 # uninterrupted, then runs it with checkpoints, SIGKILLs it after a committed
-# checkpoint, restarts it, and compares the two results bit for bit.
+# checkpoint, restarts it, runs it again under `ckpt run` with injected
+# failures, and compares the results bit for bit.
 set -euo pipefail
 top=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 "$top/scripts/build.sh"
@@ -41,17 +42,29 @@ echo "== 3. restart (same command)"
 grep 'ccc: restarting' restarted.err | sed 's/^/   /'
 echo "   $(cat restarted.out)"
 
-echo "== 4. compare"
+echo "== 4. ckpt run: the same job, relaunched by ckpt run after 3 injected failures"
+echo "   (a kill at a random moment, a kill while an image is written, one before a commit)"
+supervised_ok=no
+if "$prefix/bin/ckpt" run --inject random:mtbf=1.5,count=3,seed=7 --backoff 0.2 \
+    --stdout supervised.out -- ./heat 2>supervised.err; then
+  supervised_ok=yes
+fi
+grep -E '^ckpt run: (injected|attempt|finished|failed)|CCC_INJECT' supervised.err | sed 's/^/   /'
+echo "   $(cat supervised.out)"
+
+echo "== 5. compare"
 image=$(ls -t "$CCC_DIR"/*.ccc | head -n 1)
 "$prefix/bin/ckpt" info "$image" | sed 's/^/   /'
 img_bytes=$(stat -c %s "$image")
-if cmp -s reference.out restarted.out; then
+if cmp -s reference.out restarted.out && [ $supervised_ok = yes ] &&
+  cmp -s reference.out supervised.out; then
   verdict="IDENTICAL to the uninterrupted run"
 else
   verdict="DIFFERENT from the uninterrupted run"
 fi
 echo
 echo "result:          $(cat restarted.out)"
+echo "under ckpt run:  $(cat supervised.out)"
 echo "verdict:         $verdict"
 echo "image size:      $img_bytes bytes ($(( img_bytes / 1024 )) KiB)"
 echo "resident memory: $(( rss_kb * 1024 )) bytes ($rss_kb KiB) of the killed process"
