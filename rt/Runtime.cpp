@@ -27,7 +27,6 @@
 #include "ccc.h"
 
 #include <cerrno>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -108,13 +107,21 @@ void installOverflowReporter() {
 // (the last one's, 1 s before any) and the mean time between failures M
 // (CCC_MTBF); reported at first and when it changes by more than a
 // quarter.
+// Without libm: programs link the runtime without -lm.
+double squareRoot(double X) {
+  double R = X > 1 ? X : 1;
+  for (int I = 0; I < 64; ++I)
+    R = 0.5 * (R + X / R);
+  return R;
+}
+
 uint64_t intervalNs() {
   if (Cfg.Interval > 0)
     return (uint64_t)(Cfg.Interval * 1e9);
   double C = LastCheckpointCost.load();
-  double S = sqrt(2 * (C > 0 ? C : 1.0) * Cfg.Mtbf);
+  double S = squareRoot(2 * (C > 0 ? C : 1.0) * Cfg.Mtbf);
   static double Reported;
-  if (C > 0 && (Reported == 0 || fabs(S - Reported) > Reported / 4)) {
+  if (C > 0 && (Reported == 0 || S > Reported * 1.25 || S < Reported * 0.75)) {
     if (RT.Rank == 0)
       logMessage("CCC_INTERVAL=auto: a checkpoint costs %.3f s, CCC_MTBF is "
                  "%g s: one every %.3g s",
