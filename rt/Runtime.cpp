@@ -155,22 +155,25 @@ void *timerThread(void *) {
 
 } // namespace
 
+bool startHelperThread(void *(*Fn)(void *)) {
+  pthread_t T;
+  pthread_attr_t A;
+  pthread_attr_init(&A);
+  pthread_attr_setdetachstate(&A, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&A, 1 << 16);
+  // The thread must not take signals meant for the program.
+  sigset_t All, Old;
+  sigfillset(&All);
+  pthread_sigmask(SIG_SETMASK, &All, &Old);
+  bool Ok = pthread_create(&T, &A, Fn, nullptr) == 0;
+  pthread_sigmask(SIG_SETMASK, &Old, nullptr);
+  pthread_attr_destroy(&A);
+  return Ok;
+}
+
 void startTriggers() {
-  if (Cfg.Interval > 0 || Cfg.Mtbf > 0) {
-    pthread_t T;
-    pthread_attr_t A;
-    pthread_attr_init(&A);
-    pthread_attr_setdetachstate(&A, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&A, 1 << 16);
-    // The timer must not take signals meant for the program.
-    sigset_t All, Old;
-    sigfillset(&All);
-    pthread_sigmask(SIG_SETMASK, &All, &Old);
-    if (pthread_create(&T, &A, timerThread, nullptr) != 0)
-      logMessage("cannot start the CCC_INTERVAL timer thread");
-    pthread_sigmask(SIG_SETMASK, &Old, nullptr);
-    pthread_attr_destroy(&A);
-  }
+  if ((Cfg.Interval > 0 || Cfg.Mtbf > 0) && !startHelperThread(timerThread))
+    logMessage("cannot start the CCC_INTERVAL timer thread");
   if (Cfg.Signal) {
     struct sigaction SA = {};
     SA.sa_handler = [](int) {

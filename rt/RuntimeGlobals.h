@@ -70,6 +70,9 @@ struct MainArgs {
 
 // Starts the checkpoint timer and signal (Runtime.cpp).
 void startTriggers();
+// Starts a detached thread with a small stack and every signal blocked
+// (the timer, the heartbeat); false if it cannot.
+bool startHelperThread(void *(*Fn)(void *));
 
 // The codecs of the next image's globals and heap sections, measured on
 // samples of what it will hold (Prev: the image it may refer to); -1 when

@@ -171,20 +171,9 @@ void *heartbeatThread(void *) {
 }
 
 void startHeartbeat() {
-  if (HeartbeatSeconds <= 0 || RankFd < 0)
-    return;
-  pthread_t T;
-  pthread_attr_t A;
-  pthread_attr_init(&A);
-  pthread_attr_setdetachstate(&A, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&A, 1 << 16);
-  sigset_t All, Old;
-  sigfillset(&All);
-  pthread_sigmask(SIG_SETMASK, &All, &Old);
-  if (pthread_create(&T, &A, heartbeatThread, nullptr) != 0)
+  if (HeartbeatSeconds > 0 && RankFd >= 0 &&
+      !startHelperThread(heartbeatThread))
     logMessage("cannot start the heartbeat thread: hangs go unnoticed");
-  pthread_sigmask(SIG_SETMASK, &Old, nullptr);
-  pthread_attr_destroy(&A);
 }
 
 uint64_t TermAtNs;
