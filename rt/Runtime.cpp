@@ -677,7 +677,6 @@ void recordCompletion(int Status, void *) {
   on_exit(recordCompletion, nullptr);
   supervisionStart();
   restartIfPossible();
-  supervisionFresh();
 
   // Instrumented static constructors may have mapped it already.
   if (!heapIsMapped() && !heapMap(kHeapBase, Cfg.HeapReserve, true))
@@ -689,6 +688,8 @@ void recordCompletion(int Status, void *) {
   A->Main = Main;
   RT.State.MainArgs = reinterpret_cast<uint64_t>(A);
   startTriggers();
+  // After the triggers: a supervisor may signal a process that said start.
+  supervisionFresh();
   RT.Ready = true;
   __ccc_run_on_stack(runUserMain, A, reinterpret_cast<void *>(RT.StackHigh));
 }
