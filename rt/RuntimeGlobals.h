@@ -24,6 +24,8 @@ extern volatile int Requested;
 // CLOCK_MONOTONIC ns when the last checkpoint ended (the timer counts from
 // there).
 extern std::atomic<uint64_t> LastCheckpointEnd;
+// Seconds the last checkpoint took this process (CCC_INTERVAL=auto).
+extern std::atomic<double> LastCheckpointCost;
 
 struct RuntimeGlobals {
   bool Ready = false; // main runs on our stack: sites may checkpoint
@@ -68,7 +70,7 @@ struct MainArgs {
   UserMain Main;
 };
 
-// Starts the checkpoint timer and signal (Runtime.cpp).
+// Starts the checkpoint timer and signal (Triggers.cpp).
 void startTriggers();
 // Starts a detached thread with a small stack and every signal blocked
 // (the timer, the heartbeat); false if it cannot.
