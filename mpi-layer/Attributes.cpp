@@ -327,7 +327,7 @@ int MPI_Comm_free_keyval(int *K) {
 }
 
 int MPI_Type_free_keyval(int *K) {
-  if (Bypass)
+  if (Bypass || calledByMpi(__builtin_return_address(0)))
     return PMPI_Type_free_keyval(K);
   return freeKeyval(1, K);
 }

@@ -57,20 +57,20 @@ void snapshot(Object &O) {
   scratchFree(Buf);
 }
 
-// A new info object holding Real; hands the program its handle.
-void adopt(MPI_Info Real, MPI_Info *Out) {
-  uint32_t Idx = newObject(ObjKind::Info, Recipe::InfoCreate);
-  L->Objs[Idx].Real.Info = Real;
-  snapshot(L->Objs[Idx]);
-  *Out = objectHandle<MPI_Info>(Idx);
-}
-
 Object *infoObject(MPI_Info I) {
   Object *O = object(I);
   return O && O->Kind == ObjKind::Info && O->Live ? O : nullptr;
 }
 
 } // namespace
+
+void adoptInfo(MPI_Info Real, MPI_Info *Out) {
+  uint32_t Idx = newObject(ObjKind::Info, Recipe::InfoCreate);
+  L->Objs[Idx].Real.Info = Real;
+  snapshot(L->Objs[Idx]);
+  *Out = objectHandle<MPI_Info>(Idx);
+}
+
 } // namespace mpi
 } // namespace ccc
 
@@ -84,7 +84,7 @@ int MPI_Info_create(MPI_Info *Out) {
   MPI_Info Real;
   int R = PMPI_Info_create(&Real);
   if (R == MPI_SUCCESS)
-    adopt(Real, Out);
+    adoptInfo(Real, Out);
   return R;
 }
 
@@ -94,7 +94,7 @@ int MPI_Info_dup(MPI_Info I, MPI_Info *Out) {
   MPI_Info Real;
   int R = PMPI_Info_dup(realInfo(I), &Real);
   if (R == MPI_SUCCESS)
-    adopt(Real, Out);
+    adoptInfo(Real, Out);
   return R;
 }
 
@@ -135,7 +135,7 @@ int MPI_Comm_get_info(MPI_Comm C, MPI_Info *Out) {
   MPI_Info Real;
   int R = PMPI_Comm_get_info(realComm(C), &Real);
   if (R == MPI_SUCCESS)
-    adopt(Real, Out);
+    adoptInfo(Real, Out);
   return R;
 }
 
@@ -146,7 +146,7 @@ int MPI_Info_create_env(int Argc, char *Argv[], MPI_Info *Out) {
   MPI_Info Real;
   int R = PMPI_Info_create_env(Argc, Argv, &Real);
   if (R == MPI_SUCCESS)
-    adopt(Real, Out);
+    adoptInfo(Real, Out);
   return R;
 }
 #endif

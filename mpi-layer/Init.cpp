@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <unistd.h>
 
 namespace ccc {
@@ -45,6 +46,18 @@ void *scratch(size_t Bytes) {
 }
 
 void scratchFree(void *P) { __libc_free(P); }
+
+bool calledByMpi(void *Ret) {
+  static void *MpiBase;
+  if (!MpiBase) {
+    Dl_info Mpi;
+    if (!dladdr(reinterpret_cast<void *>(&PMPI_Type_free), &Mpi))
+      return false;
+    MpiBase = Mpi.dli_fbase;
+  }
+  Dl_info Caller;
+  return dladdr(Ret, &Caller) && Caller.dli_fbase == MpiBase;
+}
 
 void refuse(const char *Fn, const char *Why) {
   logMessage("%s is not supported under checkpointing (%s); stopping so "
@@ -160,7 +173,9 @@ void afterRestore() {
                NonBlocking ? "nonblocking" : "blocking");
   NonBlocking = Written;
   Restoring = true;
+  filesBeforeRestore();
   rebuildObjects();
+  filesAfterRestore();
   replayNames();
   setNextVersion(allReduce(nextVersion(), MPI_MAX));
   if (NonBlocking)
@@ -189,7 +204,8 @@ int site(int Kind, int (*Take)()) {
     Warned = true;
     return CCC_NONE;
   }
-  Take = guardTake(Take); // no image while a generalized request is open
+  // No image while a generalized request or an MPI-IO collective is open.
+  Take = guardTake(guardFiles(Take));
   return NonBlocking ? siteNonBlocking(Kind, Take) : siteBlocking(Kind, Take);
 }
 

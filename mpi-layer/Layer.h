@@ -59,6 +59,8 @@ enum class ObjKind : uint8_t {
   // Communicators.cpp: info objects and error handlers made by the program.
   Info,
   Errh,
+  // Files.cpp: MPI-IO files open, and each view set on one.
+  File,
 };
 
 // How an object was made, so a restart can make it again. Arguments that
@@ -109,6 +111,9 @@ enum class Recipe : uint8_t {
   TypeF90Real,
   TypeF90Complex,
   GroupRangeExcl,
+  // Files.cpp: MPI_File_open, MPI_File_set_view.
+  FileOpen,
+  FileView,
 };
 
 struct Object {
@@ -123,6 +128,7 @@ struct Object {
     MPI_Group Group;
     MPI_Info Info;
     MPI_Errhandler Errh;
+    MPI_File File;
   } Real;    // this process's MPI object (re-created after restart)
   int NInts; // creation arguments (saved heap)
   int *Ints;
@@ -147,12 +153,15 @@ struct Object {
   // not yet freed; the function is Fortran's (handles as MPI_Fint).
   int Refs;
   bool Fortran;
+  // Files (FileOpen): what a restart needs beyond the recipe (Files.cpp).
+  struct FileState *Fs;
 };
 
 //===-- Requests ----------------------------------------------------------===//
 
 // Generalized: MPI_Grequest_start (GeneralizedRequests.cpp).
-enum class ReqKind : uint8_t { Send, Recv, Generalized, Coll };
+// File: MPI-IO's non-blocking reads and writes (Files.cpp).
+enum class ReqKind : uint8_t { Send, Recv, Generalized, Coll, File };
 
 // Where a collective leaves its results at this rank, so that the
 // non-blocking protocol can log them and a restart can put them back:
@@ -300,6 +309,9 @@ struct LayerState {
   uint32_t NAttrs, CapAttrs;
   struct ErrorAdd *ErrorAdds;
   uint32_t NErrorAdds, CapErrorAdds;
+  // Files.cpp: the error handler set on MPI_FILE_NULL (files opened later
+  // get it), a predefined one; 0 if never set.
+  uint64_t FileNullErrh;
 };
 
 // A keyval the program created (its handle is a ccc handle of kind
@@ -338,6 +350,12 @@ extern bool Restoring;   // true while a restart rebuilds objects
 // defines by hand goes straight to MPI (the generated ones pass through
 // too: the layer is never active and has no tables).
 extern bool Bypass;
+
+// Whether the code at return address Ret is the MPI library's own: MPICH's
+// ROMIO calls MPI_Type_create_resized and MPI_Type_free_keyval by their
+// public names, which the layer defines; those calls must reach MPI as they
+// are (Init.cpp).
+bool calledByMpi(void *Ret);
 
 void *saved(size_t Bytes);   // zeroed, in the saved region
 void *scratch(size_t Bytes); // libc
@@ -414,6 +432,18 @@ inline MPI_Comm realComm(MPI_Comm C) {
 inline MPI_Datatype realType(MPI_Datatype T) {
   Object *O = object(T);
   return O ? O->Real.Type : T;
+}
+// File handles are pointers in both MPIs (MPICH's other handles are ints,
+// which object() decodes): looked up on their own.
+inline Object *fileHandleObject(MPI_File F) {
+  uint32_t I;
+  if (!L || !decodeHandle(F, kHandleObj, &I) || I >= L->NObjs)
+    return nullptr;
+  return &L->Objs[I];
+}
+inline MPI_File realFile(MPI_File F) {
+  Object *O = fileHandleObject(F);
+  return O ? O->Real.File : F;
 }
 MPI_Op realOp(MPI_Op O);
 MPI_Group realGroup(MPI_Group G);
@@ -506,6 +536,22 @@ int bufferedSend(const void *Buf, int Count, MPI_Datatype Type, int Dest,
 // (not MPI_Grequest_complete'd) cannot write a restartable image
 // (GeneralizedRequests.cpp).
 int (*guardTake(int (*Take)()))();
+// Files.cpp: wraps it too: completes MPI-IO requests and records each open
+// file's pointers and size for the image (no image while a split
+// collective is open); makes and frees file objects; after a restart once
+// every object exists, puts the files back as they were at the checkpoint.
+int (*guardFiles(int (*Take)()))();
+int makeFileObject(Object &O);
+void freeFileObject(Object &O);
+void filesAfterRestore();
+void filesBeforeRestore();
+// Objects.cpp: a new object with its recipe's arguments (copied into the
+// saved region), not made yet; its index.
+uint32_t recordObject(ObjKind Kind, Recipe How, int NInts, const int *Ints,
+                      int NAints, const MPI_Aint *Aints, int NHandles,
+                      const uint64_t *Handles);
+// Objects.cpp: makes O's MPI object from its recipe (an MPI error code).
+int makeObject(Object &O);
 
 // Point-to-point bookkeeping.
 void countSent(MPI_Comm C, int Dest);
@@ -582,6 +628,9 @@ void forgetTypeShapes();
 // Before a communicator is made from Parent: a line it crosses is not
 // committed (Protocol.cpp).
 void nbCommCreation(MPI_Comm Parent);
+// The same check for any collective whose crossing the line a restart
+// could not replay, on the real communicator Real; What names it.
+void nbLineCheck(MPI_Comm Real, const char *What);
 bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status);
 void nbProgress();
 // Whether this rank takes part in a checkpoint still open; one round of
@@ -634,6 +683,9 @@ void freeOther(Object &O);
 // its members (both groups of an inter-communicator).
 int agreeCollTag(MPI_Comm Real, int Next);
 MPI_Info realInfo(MPI_Info I);
+// A new info object MPI made (a get_info call); hands the program its
+// handle (Info.cpp).
+void adoptInfo(MPI_Info Real, MPI_Info *Out);
 MPI_Errhandler realErrhandler(MPI_Errhandler E);
 // The program's handle of a real communicator (the newest object made it).
 MPI_Comm programComm(MPI_Comm Real);

@@ -197,6 +197,9 @@ int make(Object &O) {
   case Recipe::InfoCreate:
   case Recipe::ErrhCreate:
     return makeCommunicator(O);
+  case Recipe::FileOpen:
+  case Recipe::FileView:
+    return makeFileObject(O);
   }
   return MPI_ERR_INTERN;
 }
@@ -221,6 +224,9 @@ void freeReal(Object &O) {
   case ObjKind::Info:
   case ObjKind::Errh:
     freeOther(O);
+    break;
+  case ObjKind::File:
+    freeFileObject(O);
     break;
   }
 }
@@ -326,6 +332,16 @@ int createType(Recipe How, MPI_Datatype *Out, int NInts, const int *Ints,
   return create(ObjKind::Type, How, Out, NInts, Ints, NAints, Aints, NHandles,
                 Handles);
 }
+
+uint32_t recordObject(ObjKind Kind, Recipe How, int NInts, const int *Ints,
+                      int NAints, const MPI_Aint *Aints, int NHandles,
+                      const uint64_t *Handles) {
+  uint32_t Idx = newObject(Kind, How);
+  setArgs(L->Objs[Idx], NInts, Ints, NAints, Aints, NHandles, Handles);
+  return Idx;
+}
+
+int makeObject(Object &O) { return make(O); }
 
 uint32_t cloneObject(uint32_t From) {
   uint32_t Idx = newObject(L->Objs[From].Kind, L->Objs[From].How);
@@ -658,7 +674,7 @@ int MPI_Type_create_struct(int Count, const int Blocks[],
 
 int MPI_Type_create_resized(MPI_Datatype Old, MPI_Aint Lb, MPI_Aint Extent,
                             MPI_Datatype *Out) {
-  if (Bypass)
+  if (Bypass || calledByMpi(__builtin_return_address(0)))
     return PMPI_Type_create_resized(Old, Lb, Extent, Out);
   MPI_Aint A[] = {Lb, Extent};
   uint64_t H[] = {bits(Old)};

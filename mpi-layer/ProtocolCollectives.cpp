@@ -353,16 +353,20 @@ uint64_t collLoggedBytes() { return LoggedBytes; }
 // while those before it re-create it while restoring. Such a line is
 // therefore not committed; the members past it say so and the previous
 // version stays. One reduction (the epochs differ by one at most).
-void nbCommCreation(MPI_Comm Parent) {
+void nbLineCheck(MPI_Comm Real, const char *What) {
   uint32_t Min = L->Epoch;
-  PMPI_Allreduce(&L->Epoch, &Min, 1, MPI_UINT32_T, MPI_MIN, realComm(Parent));
+  PMPI_Allreduce(&L->Epoch, &Min, 1, MPI_UINT32_T, MPI_MIN, Real);
   if (Min < L->Epoch && TakeResult == kWritten) {
-    logMessage("checkpoint %llu will not be committed: a communicator was "
-               "created while some of its members had taken it and others "
-               "not (it could not be re-created on restart)",
-               (unsigned long long)(L->VersionBase + L->Epoch));
+    logMessage("checkpoint %llu will not be committed: %s while some of its "
+               "members had taken it and others not",
+               (unsigned long long)(L->VersionBase + L->Epoch), What);
     TakeResult = kSaid;
   }
+}
+
+void nbCommCreation(MPI_Comm Parent) {
+  // It could not be made again on restart.
+  nbLineCheck(realComm(Parent), "a communicator was created");
 }
 
 } // namespace mpi
