@@ -147,8 +147,10 @@ int makeFileObject(Object &O) {
     FileState &F = *O.Fs;
     MPI_Comm C = realComm(handleFromBits<MPI_Comm>(O.Handles[0]));
     MPI_Info Info = realInfo(handleFromBits<MPI_Info>(O.Handles[1]));
-    // Reopened, the file exists: exclusive creation would fail.
-    int Amode = Restoring ? F.Amode & ~MPI_MODE_EXCL : F.Amode;
+    // Reopened, the file must be there as the checkpoint left it: created
+    // anew it would silently lose what the run wrote before the line.
+    int Amode =
+        Restoring ? F.Amode & ~(MPI_MODE_EXCL | MPI_MODE_CREATE) : F.Amode;
     int R = PMPI_File_open(C, fileName(O), Amode, Info, &O.Real.File);
     if (R != MPI_SUCCESS) {
       if (Restoring)
@@ -204,10 +206,15 @@ void filesAfterRestore() {
       PMPI_File_set_atomicity(Real, F.Atomic);
     MPI_Offset Size = F.Size;
     PMPI_Allreduce(&F.Size, &Size, 1, MPI_OFFSET, MPI_MAX, F.Comm);
+    MPI_Offset Now = 0, Longest = 0;
+    PMPI_File_get_size(Real, &Now);
+    PMPI_Allreduce(&Now, &Longest, 1, MPI_OFFSET, MPI_MAX, F.Comm);
+    if (Longest < Size)
+      fatal("the MPI file %s, open at the checkpoint, has %lld bytes, fewer "
+            "than the %lld it had then: it was changed since, so the run "
+            "cannot continue from the checkpoint (restore the file)",
+            fileName(O), (long long)Longest, (long long)Size);
     if (writable(F.Amode)) {
-      MPI_Offset Now = 0, Longest = 0;
-      PMPI_File_get_size(Real, &Now);
-      PMPI_Allreduce(&Now, &Longest, 1, MPI_OFFSET, MPI_MAX, F.Comm);
       if (Longest > Size) {
         CCC_DEBUG("MPI file %s cut from %lld to %lld bytes", fileName(O),
                   (long long)Longest, (long long)Size);

@@ -172,7 +172,7 @@
       END
 
 !     Through the individual file pointer: the record at OFF read four
-!     ways and written again twice (the same bytes).
+!     ways and written again three times (the same bytes).
       SUBROUTINE POINTERS(OFF)
       IMPLICIT NONE
       INCLUDE 'mpif.h'
