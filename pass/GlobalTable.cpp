@@ -106,6 +106,26 @@ static bool neverWritten(const GlobalVariable &G) {
          onlyReadThrough(&G);
 }
 
+// A lock word or threadprivate cache that libomp fills with pointers into
+// its own memory (see CCC_GLOBAL_OPENMP_STATE): clang and flang name the
+// locks .gomp_critical_user_*, and pass both to these entry points.
+static bool openMPState(const GlobalVariable &G) {
+  if (G.getName().starts_with(".gomp_critical_user_"))
+    return true;
+  for (const User *U : G.users()) {
+    const auto *CB = dyn_cast<CallBase>(U);
+    const Function *F = CB ? CB->getCalledFunction() : nullptr;
+    if (!F)
+      continue;
+    StringRef N = F->getName();
+    if (N == "__kmpc_threadprivate_cached" ||
+        N.starts_with("__kmpc_critical") || N == "__kmpc_end_critical" ||
+        N.starts_with("__kmpc_reduce") || N.starts_with("__kmpc_end_reduce"))
+      return true;
+  }
+  return false;
+}
+
 PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
                                             ModuleAnalysisManager &MAM) {
   SmallPtrSet<const GlobalValue *, 32> Done;
@@ -149,7 +169,9 @@ PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
       ++NumTlsRegistered;
     } else {
       ++NumGlobalsRegistered;
-      if (neverWritten(*G)) {
+      if (openMPState(*G)) {
+        Flags = CCC_GLOBAL_OPENMP_STATE;
+      } else if (neverWritten(*G)) {
         Flags = CCC_GLOBAL_NEVER_WRITTEN;
         ++NumNeverWritten;
       } else if (Dead.count(G)) {
