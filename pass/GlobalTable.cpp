@@ -25,6 +25,7 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
@@ -42,6 +43,7 @@ static bool isOurs(const GlobalVariable &G) {
   return G.getName().starts_with("llvm.") ||
          G.getName().starts_with("__ccc_") ||
          G.getSection() == CCC_GLOBALS_SECTION ||
+         G.getSection() == CCC_OMP_THREADPRIVATE_SECTION ||
          G.getSection().starts_with("llvm.");
 }
 
@@ -108,22 +110,66 @@ static bool neverWritten(const GlobalVariable &G) {
 
 // A lock word or threadprivate cache that libomp fills with pointers into
 // its own memory (see CCC_GLOBAL_OPENMP_STATE): clang and flang name the
-// locks .gomp_critical_user_*, and pass both to these entry points.
+// locks .gomp_critical_user_*, and pass both to these entry points (in
+// the argument given; the threadprivate variable itself, an argument too,
+// is the program's).
 static bool openMPState(const GlobalVariable &G) {
   if (G.getName().starts_with(".gomp_critical_user_"))
     return true;
-  for (const User *U : G.users()) {
-    const auto *CB = dyn_cast<CallBase>(U);
+  for (const Use &U : G.uses()) {
+    const auto *CB = dyn_cast<CallBase>(U.getUser());
     const Function *F = CB ? CB->getCalledFunction() : nullptr;
-    if (!F)
+    if (!F || !CB->isArgOperand(&U))
       continue;
-    StringRef N = F->getName();
-    if (N == "__kmpc_threadprivate_cached" ||
-        N.starts_with("__kmpc_critical") || N == "__kmpc_end_critical" ||
-        N.starts_with("__kmpc_reduce") || N.starts_with("__kmpc_end_reduce"))
+    unsigned Arg = CB->getArgOperandNo(&U);
+    unsigned Want =
+        StringSwitch<unsigned>(F->getName())
+            .Case("__kmpc_threadprivate_cached", 4)
+            .Cases("__kmpc_critical", "__kmpc_critical_with_hint",
+                   "__kmpc_end_critical", 2)
+            .Cases("__kmpc_reduce", "__kmpc_reduce_nowait", 6)
+            .Cases("__kmpc_end_reduce", "__kmpc_end_reduce_nowait", 2)
+            .Default(~0u);
+    if (Arg == Want)
       return true;
   }
   return false;
+}
+
+// One record per __kmpc_threadprivate_cached(loc, gtid, data, size, cache)
+// whose variable, size and cache are constants (see
+// ccc_omp_threadprivate_record). Returns whether it emitted any.
+static bool emitThreadprivateRecords(Module &M) {
+  Function *F = M.getFunction("__kmpc_threadprivate_cached");
+  if (!F)
+    return false;
+  LLVMContext &C = M.getContext();
+  PointerType *Ptr = PointerType::getUnqual(C);
+  StructType *RecTy = StructType::get(C, {Ptr, Type::getInt64Ty(C), Ptr});
+  SmallPtrSet<const Value *, 8> Done; // caches
+  SmallVector<GlobalValue *, 8> Used;
+  for (User *U : F->users()) {
+    auto *CB = dyn_cast<CallBase>(U);
+    if (!CB || CB->getCalledFunction() != F || CB->arg_size() != 5)
+      continue;
+    auto *Data = dyn_cast<GlobalVariable>(CB->getArgOperand(2));
+    auto *Size = dyn_cast<ConstantInt>(CB->getArgOperand(3));
+    auto *Cache = dyn_cast<GlobalVariable>(CB->getArgOperand(4));
+    if (!Data || !Size || !Cache || !Done.insert(Cache).second)
+      continue;
+    auto *Rec = new GlobalVariable(
+        M, RecTy, false, GlobalValue::PrivateLinkage,
+        ConstantStruct::get(
+            RecTy,
+            {Data, ConstantInt::get(Type::getInt64Ty(C), Size->getZExtValue()),
+             Cache}),
+        "__ccc_omp_tp." + Data->getName());
+    Rec->setSection(CCC_OMP_THREADPRIVATE_SECTION);
+    Rec->setAlignment(Align(8));
+    Used.push_back(Rec);
+  }
+  appendToCompilerUsed(M, Used);
+  return !Used.empty();
 }
 
 PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
@@ -144,8 +190,9 @@ PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
       continue;
     Todo.push_back(&G);
   }
+  bool Changed = emitThreadprivateRecords(M);
   if (Todo.empty())
-    return PreservedAnalyses::all();
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   SmallPtrSet<const GlobalVariable *, 8> Dead;
   findGlobalsDeadAtSites(M, MAM, Dead);
 
