@@ -43,7 +43,6 @@ static bool isOurs(const GlobalVariable &G) {
   return G.getName().starts_with("llvm.") ||
          G.getName().starts_with("__ccc_") ||
          G.getSection() == CCC_GLOBALS_SECTION ||
-         G.getSection() == CCC_OMP_THREADPRIVATE_SECTION ||
          G.getSection().starts_with("llvm.");
 }
 
@@ -136,42 +135,6 @@ static bool openMPState(const GlobalVariable &G) {
   return false;
 }
 
-// One record per __kmpc_threadprivate_cached(loc, gtid, data, size, cache)
-// whose variable, size and cache are constants (see
-// ccc_omp_threadprivate_record). Returns whether it emitted any.
-static bool emitThreadprivateRecords(Module &M) {
-  Function *F = M.getFunction("__kmpc_threadprivate_cached");
-  if (!F)
-    return false;
-  LLVMContext &C = M.getContext();
-  PointerType *Ptr = PointerType::getUnqual(C);
-  StructType *RecTy = StructType::get(C, {Ptr, Type::getInt64Ty(C), Ptr});
-  SmallPtrSet<const Value *, 8> Done; // caches
-  SmallVector<GlobalValue *, 8> Used;
-  for (User *U : F->users()) {
-    auto *CB = dyn_cast<CallBase>(U);
-    if (!CB || CB->getCalledFunction() != F || CB->arg_size() != 5)
-      continue;
-    auto *Data = dyn_cast<GlobalVariable>(CB->getArgOperand(2));
-    auto *Size = dyn_cast<ConstantInt>(CB->getArgOperand(3));
-    auto *Cache = dyn_cast<GlobalVariable>(CB->getArgOperand(4));
-    if (!Data || !Size || !Cache || !Done.insert(Cache).second)
-      continue;
-    auto *Rec = new GlobalVariable(
-        M, RecTy, false, GlobalValue::PrivateLinkage,
-        ConstantStruct::get(
-            RecTy,
-            {Data, ConstantInt::get(Type::getInt64Ty(C), Size->getZExtValue()),
-             Cache}),
-        "__ccc_omp_tp." + Data->getName());
-    Rec->setSection(CCC_OMP_THREADPRIVATE_SECTION);
-    Rec->setAlignment(Align(8));
-    Used.push_back(Rec);
-  }
-  appendToCompilerUsed(M, Used);
-  return !Used.empty();
-}
-
 PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
                                             ModuleAnalysisManager &MAM) {
   SmallPtrSet<const GlobalValue *, 32> Done;
@@ -190,9 +153,8 @@ PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
       continue;
     Todo.push_back(&G);
   }
-  bool Changed = emitThreadprivateRecords(M);
   if (Todo.empty())
-    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    return PreservedAnalyses::all();
   SmallPtrSet<const GlobalVariable *, 8> Dead;
   findGlobalsDeadAtSites(M, MAM, Dead);
 

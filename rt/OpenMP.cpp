@@ -21,31 +21,17 @@
 //===----------------------------------------------------------------------===//
 #include "RuntimeGlobals.h"
 
-#include "ccc/abi.h"
-
 #include <dlfcn.h>
-
-extern "C" {
-// The pass's records of threadprivate caches (ccc/abi.h).
-extern const ccc_omp_threadprivate_record __start_ccc_omp_threadprivate[]
-    __attribute__((weak));
-extern const ccc_omp_threadprivate_record __stop_ccc_omp_threadprivate[]
-    __attribute__((weak));
-}
 
 namespace ccc {
 namespace {
 using IntFn = int (*)();
-using CachedFn = void *(*)(void *Loc, int Gtid, void *Data, size_t Size,
-                           void ***Cache);
 
 // Resolved once, at the first slow path that asks: by then every library
 // of the program is loaded (OpenMP's, if any, is not dlopen()ed later in
 // practice; a site before it would see no OpenMP and need no check).
 struct OmpFunctions {
   IntFn Level = nullptr, InExplicitTask = nullptr;
-  CachedFn ThreadprivateCached = nullptr;
-  int (*GlobalThreadNum)(void *Loc) = nullptr;
 };
 
 // Only the main thread calls it (checked before), so no lock.
@@ -56,10 +42,6 @@ const OmpFunctions &ompFunctions() {
     F.Level = reinterpret_cast<IntFn>(dlsym(RTLD_DEFAULT, "omp_get_level"));
     F.InExplicitTask =
         reinterpret_cast<IntFn>(dlsym(RTLD_DEFAULT, "omp_in_explicit_task"));
-    F.ThreadprivateCached = reinterpret_cast<CachedFn>(
-        dlsym(RTLD_DEFAULT, "__kmpc_threadprivate_cached"));
-    F.GlobalThreadNum = reinterpret_cast<int (*)(void *)>(
-        dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num"));
     Looked = true;
   }
   return F;
@@ -80,17 +62,8 @@ const char *openMPConstructAtSite() {
 }
 
 void initOpenMPAfterRestart() {
-  const OmpFunctions &F = ompFunctions();
   // Any entry point that needs the caller's thread number registers it.
-  if (!F.Level)
-    return;
-  F.Level();
-  // Outside any region, libomp makes the variable itself the main thread's
-  // copy (see ccc_omp_threadprivate_record).
-  if (F.ThreadprivateCached && F.GlobalThreadNum)
-    for (const ccc_omp_threadprivate_record *R = __start_ccc_omp_threadprivate;
-         R < __stop_ccc_omp_threadprivate; ++R)
-      F.ThreadprivateCached(nullptr, F.GlobalThreadNum(nullptr), R->data,
-                            R->size, R->cache);
+  if (const OmpFunctions &F = ompFunctions(); F.Level)
+    F.Level();
 }
 } // namespace ccc

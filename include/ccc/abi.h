@@ -50,23 +50,6 @@ struct ccc_global_record {
  * there, so the new process's libomp builds them again. */
 #define CCC_GLOBAL_OPENMP_STATE 0x8u
 
-/* A threadprivate variable reached through __kmpc_threadprivate_cached
- * (flang's; clang's without TLS): its original object is the main
- * thread's copy only if the main thread asks for it first, outside any
- * parallel region. A restarted process does so for every record, before
- * the program resumes: otherwise the main thread's first use, inside a
- * region, would get a fresh copy and lose the restored value. The pass
- * emits one record per (variable, cache) in CCC_OMP_THREADPRIVATE_SECTION.
- * IR type: { ptr, i64, ptr }, 8-byte aligned, 24 bytes. */
-#ifndef __ASSEMBLER__
-struct ccc_omp_threadprivate_record {
-  void *data;     /* the variable */
-  uint64_t size;  /* bytes */
-  void ***cache;  /* its cache global (CCC_GLOBAL_OPENMP_STATE) */
-};
-#endif
-#define CCC_OMP_THREADPRIVATE_SECTION "ccc_omp_threadprivate"
-
 /* Locals of a site's callers: one record per call that may reach a site and
  * per local of the caller (4 KiB or more) that every path from the call's
  * return overwrites whole before reading it. The pass emits the records

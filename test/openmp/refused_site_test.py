@@ -23,7 +23,7 @@ def run(exe, args, d):
     env = dict(os.environ, CCC_DIR=d, OMP_NUM_THREADS="2")
     env.pop("CCC_INTERVAL", None)
     return subprocess.run([exe] + args, env=env, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=20)
 
 
 def commits(d):
