@@ -15,9 +15,7 @@
 #include <string.h>
 
 static const char *name(int R) {
-  return R == CCC_TAKEN       ? "taken"
-         : R == CCC_RESTARTED ? "restarted"
-                              : "none";
+  return R == CCC_TAKEN ? "taken" : R == CCC_RESTARTED ? "restarted" : "none";
 }
 
 static void *onThread(void *P) {
