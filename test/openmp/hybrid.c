@@ -36,8 +36,9 @@ int main(int argc, char **argv) {
   MPI_Init_thread(&argc, &argv, Want, &Got);
   MPI_Comm_rank(MPI_COMM_WORLD, &Rank);
   if (Got < Want || omp_get_max_threads() != 2) {
-    fprintf(stderr, "hybrid: thread level %d (wanted %d), %d threads "
-                    "(OMP_NUM_THREADS=2 expected)\n",
+    fprintf(stderr,
+            "hybrid: thread level %d (wanted %d), %d threads "
+            "(OMP_NUM_THREADS=2 expected)\n",
             Got, Want, omp_get_max_threads());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
