@@ -25,6 +25,7 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
@@ -106,6 +107,34 @@ static bool neverWritten(const GlobalVariable &G) {
          onlyReadThrough(&G);
 }
 
+// A lock word or threadprivate cache that libomp fills with pointers into
+// its own memory (see CCC_GLOBAL_OPENMP_STATE): clang and flang name the
+// locks .gomp_critical_user_*, and pass both to these entry points (in
+// the argument given; the threadprivate variable itself, an argument too,
+// is the program's).
+static bool openMPState(const GlobalVariable &G) {
+  if (G.getName().starts_with(".gomp_critical_user_"))
+    return true;
+  for (const Use &U : G.uses()) {
+    const auto *CB = dyn_cast<CallBase>(U.getUser());
+    const Function *F = CB ? CB->getCalledFunction() : nullptr;
+    if (!F || !CB->isArgOperand(&U))
+      continue;
+    unsigned Arg = CB->getArgOperandNo(&U);
+    unsigned Want =
+        StringSwitch<unsigned>(F->getName())
+            .Case("__kmpc_threadprivate_cached", 4)
+            .Cases("__kmpc_critical", "__kmpc_critical_with_hint",
+                   "__kmpc_end_critical", 2)
+            .Cases("__kmpc_reduce", "__kmpc_reduce_nowait", 6)
+            .Cases("__kmpc_end_reduce", "__kmpc_end_reduce_nowait", 2)
+            .Default(~0u);
+    if (Arg == Want)
+      return true;
+  }
+  return false;
+}
+
 PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
                                             ModuleAnalysisManager &MAM) {
   SmallPtrSet<const GlobalValue *, 32> Done;
@@ -149,7 +178,9 @@ PreservedAnalyses ccc::GlobalTablePass::run(Module &M,
       ++NumTlsRegistered;
     } else {
       ++NumGlobalsRegistered;
-      if (neverWritten(*G)) {
+      if (openMPState(*G)) {
+        Flags = CCC_GLOBAL_OPENMP_STATE;
+      } else if (neverWritten(*G)) {
         Flags = CCC_GLOBAL_NEVER_WRITTEN;
         ++NumNeverWritten;
       } else if (Dead.count(G)) {

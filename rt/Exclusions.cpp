@@ -121,6 +121,11 @@ extern "C" void __ccc_dead_at_site(const void *P, uint64_t N,
   uintptr_t A = reinterpret_cast<uintptr_t>(P);
   if (N == 0 || NumDeadAtSite == kMaxDeadAtSite || !heapIsMapped())
     return;
+  // Another thread's site (an OpenMP worker's): what is dead there may be
+  // live for the main thread, and the list is the main thread's alone.
+  if (!inProgramStack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)),
+                      1))
+    return;
   bool InHeap = A >= heapBase() && N <= heapReserve() &&
                 A - heapBase() <= heapReserve() - N;
   if (!InHeap && !inProgramStack(A, N))

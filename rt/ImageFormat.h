@@ -51,6 +51,7 @@ enum MapKind : uint32_t {
                              // in the executable: `addr2line -e PROG ADDR`)
   MapStackDeadAtSite = 8,    // left out: a local variable of the site's
                              // function dead at this site; name: "VAR in FN"
+  MapGlobalOpenMP = 9,       // left out: the OpenMP runtime's (lock, cache)
 };
 struct MapRecord {
   uint64_t Addr, Len;

@@ -188,7 +188,8 @@ const GlobalRange *registeredGlobals(size_t *Count) {
         // Saved if any module's record says it may be written: the
         // not-saved flags hold only if every record has them.
         const uint32_t NotSaved =
-            CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES;
+            CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES |
+            CCC_GLOBAL_OPENMP_STATE;
         Table[Out - 1].Flags &= Table[I].Flags | ~NotSaved;
         continue;
       }

@@ -34,7 +34,8 @@ struct GlobalRange {
   // Left out of images: comes back from the binary, or its value is never
   // read after a site (the pass proved it).
   bool unsaved() const {
-    return Flags & (CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES);
+    return Flags & (CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES |
+                    CCC_GLOBAL_OPENMP_STATE);
   }
   // Its address now (the calling thread's instance of a thread-local).
   uintptr_t address() const {

@@ -26,6 +26,7 @@
 
 #include "ccc.h"
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -248,6 +249,7 @@ void describeMemory(MapBuffer &M) {
     uint32_t Kind =
         G[I].Flags & CCC_GLOBAL_NEVER_WRITTEN   ? MapGlobalNeverWritten
         : G[I].Flags & CCC_GLOBAL_DEAD_AT_SITES ? MapGlobalDeadAtSites
+        : G[I].Flags & CCC_GLOBAL_OPENMP_STATE  ? MapGlobalOpenMP
                                                 : MapGlobal;
     M.add(A, G[I].Size, Kind, G[I].Name);
   }
@@ -504,6 +506,7 @@ __attribute__((noinline)) int takeCheckpoint() {
   if (__ccc_ctx_save(&RT.Ctx)) {
     // Resumed in a new process; the heap lock was saved held.
     heapUnlock();
+    initOpenMPAfterRestart();
     return CCC_RESTARTED;
   }
   RT.Ctx.StackLow = RT.Ctx.Rsp - kRedZone;
@@ -653,12 +656,38 @@ static bool inCxxExceptionHandling() {
 namespace ccc {
 static int checkpointSlowAtSite(int Kind);
 }
+static void requestAtNextSite(int Kind);
 
 // The ranges the pass marked dead hold for this call of the slow path only.
+// Another thread's site neither reads nor clears them: they belong to the
+// main thread's (see __ccc_dead_at_site).
 int ccc::checkpointSlow(int Kind) {
+  if (RT.Ready && !onProgramStack()) {
+    // An OpenMP worker (inside a region: the main thread there is refused
+    // below) or a thread of the program's own. Its stack is in no image.
+    static std::atomic<bool> Warned{false};
+    if (Kind == CCC_SITE_FORCE || __ccc_pending) {
+      if (!Warned.exchange(true))
+        logMessage("checkpoint not taken: ccc_checkpoint() was reached on a "
+                   "thread other than the main one, whose stack no image "
+                   "holds; it will be taken at the main thread's next site "
+                   "outside OpenMP constructs (reported once)");
+      requestAtNextSite(Kind);
+    }
+    return CCC_NONE;
+  }
   int R = checkpointSlowAtSite(Kind);
   forgetDeadAtSite();
   return R;
+}
+
+// A site that may not checkpoint where it is passes a forced request on to
+// the next site that may (a timer's or signal's request just stays).
+static void requestAtNextSite(int Kind) {
+  if (Kind == CCC_SITE_FORCE) {
+    Requested = 1;
+    __ccc_pending = 1;
+  }
 }
 
 int ccc::checkpointSlowAtSite(int Kind) {
@@ -674,13 +703,17 @@ int ccc::checkpointSlowAtSite(int Kind) {
     Warned = true;
     return CCC_NONE;
   }
-  if (!onProgramStack()) {
+  if (const char *Where = openMPConstructAtSite()) {
     static bool Warned;
     if (!Warned)
-      logMessage("ccc_checkpoint() called outside the main thread: no "
-                 "checkpoint taken (sites must be on the main thread)");
+      logMessage("checkpoint not taken: ccc_checkpoint() was reached %s, "
+                 "whose threads and task data no image holds; it will be "
+                 "taken at the next site outside OpenMP constructs "
+                 "(reported once)",
+                 Where);
     Warned = true;
-    return CCC_NONE;
+    requestAtNextSite(Kind);
+    return CCC_NONE; // a pending request stays pending
   }
   if (inCxxExceptionHandling()) {
     static bool Warned;

@@ -70,6 +70,13 @@ struct MainArgs {
   UserMain Main;
 };
 
+// Why the main thread's site is inside an OpenMP parallel region or task,
+// where no checkpoint may be taken; null outside (OpenMP.cpp).
+const char *openMPConstructAtSite();
+// At the restored site, before the program goes on: registers the main
+// thread with the OpenMP runtime, if there is one (OpenMP.cpp).
+void initOpenMPAfterRestart();
+
 // Starts the checkpoint timer and signal (Triggers.cpp).
 void startTriggers();
 // Starts a detached thread with a small stack and every signal blocked

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian 12 packages ccc needs to build and test, if missing.
 set -eu
-PKGS="clang-19 llvm-19-dev llvm-19-tools lld-19 flang-19 libzstd-dev zstd libxxhash-dev cmake
+PKGS="clang-19 llvm-19-dev llvm-19-tools lld-19 flang-19 libomp-19-dev libzstd-dev zstd libxxhash-dev cmake
   ninja-build make pkg-config python3 procps libopenmpi-dev openmpi-bin
   libmpich-dev mpich gdb hyperfine valgrind libfpzip-dev spin
   slurmctld slurmd slurm-client munge"

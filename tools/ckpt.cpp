@@ -96,6 +96,8 @@ static const char *kindName(uint32_t K) {
     return "global, never written (left out)";
   case MapGlobalDeadAtSites:
     return "global, dead at every site (left out)";
+  case MapGlobalOpenMP:
+    return "global, OpenMP runtime state (left out)";
   case MapExcluded:
     return "ccc_exclude (left out)";
   case MapHeapDeadAtSite:

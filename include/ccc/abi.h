@@ -42,6 +42,13 @@ struct ccc_global_record {
  * liveness analysis proved it): no image holds it, and a restart leaves its
  * initial value there. */
 #define CCC_GLOBAL_DEAD_AT_SITES 0x4u
+/* Written by the OpenMP runtime, not the program: a critical section's
+ * lock word (`.gomp_critical_user_*`, which libomp points at a lock it
+ * allocates) or a threadprivate variable's cache of per-thread copies.
+ * Both point into the OpenMP runtime's memory, which no image holds: no
+ * image holds them either, and a restart leaves their initial value (zero)
+ * there, so the new process's libomp builds them again. */
+#define CCC_GLOBAL_OPENMP_STATE 0x8u
 
 /* Locals of a site's callers: one record per call that may reach a site and
  * per local of the caller (4 KiB or more) that every path from the call's
