@@ -162,6 +162,7 @@ void afterRestore() {
   Restoring = true;
   rebuildObjects();
   replayNames();
+  rebuildWindows();
   setNextVersion(allReduce(nextVersion(), MPI_MAX));
   if (NonBlocking)
     nbAfterRestore();
@@ -190,6 +191,7 @@ int site(int Kind, int (*Take)()) {
     return CCC_NONE;
   }
   Take = guardTake(Take); // no image while a generalized request is open
+  Take = windowTake(Take); // RMA complete (or checked) before the image
   return NonBlocking ? siteNonBlocking(Kind, Take) : siteBlocking(Kind, Take);
 }
 
