@@ -8,8 +8,10 @@
 // MPI_Get_accumulate, MPI_Rget_accumulate), writes its own slot there
 // (MPI_Rput) and reads its left neighbour's (MPI_Rget), completed with
 // MPI_Win_flush, _flush_local, _flush_local_all, _flush_all and MPI_Win_sync;
-// a fence epoch (assert 0) open across every site, with MPI_Put; and a
-// post/start/complete/wait (or MPI_Win_test) epoch inside each step.
+// a shared lock on the right neighbour held across every checkpoint, with
+// MPI_Put and MPI_Win_flush; a fence epoch (assert 0) open across every
+// site, with MPI_Put; and a post/start/complete/wait (or MPI_Win_test)
+// epoch inside each step.
 //   usage: rma_passive STEPS
 // Rank 0 prints the counter, the swaps, and hashes of every rank's arrays.
 #include "ccc.h"
@@ -46,6 +48,12 @@ int main(int argc, char **argv) {
   MPI_Win_create(a, (M + 1) * sizeof(long), sizeof(long), MPI_INFO_NULL,
                  MPI_COMM_WORLD, &wa);
   MPI_Win_lock_all(0, wa);
+
+  long *last = calloc(1, sizeof(long));
+  MPI_Win wl;
+  MPI_Win_create(last, sizeof(long), sizeof(long), MPI_INFO_NULL,
+                 MPI_COMM_WORLD, &wl);
+  MPI_Win_lock(MPI_LOCK_SHARED, right, 0, wl);
 
   double *f = calloc(4, sizeof(double));
   MPI_Win wf;
@@ -98,6 +106,10 @@ int main(int argc, char **argv) {
     extra += (theirs >= 0) + (before >= 0) + (before2 >= 0);
     MPI_Barrier(MPI_COMM_WORLD); // every rank's adds are in
 
+    long stamp = step * 1000 + rank;
+    MPI_Put(&stamp, 1, MPI_LONG, right, 0, 1, MPI_LONG, wl);
+    MPI_Win_flush(right, wl);
+
     double val = rank + step * 0.5;
     MPI_Put(&val, 1, MPI_DOUBLE, right, step % 4, 1, MPI_DOUBLE, wf);
     MPI_Win_fence(0, wf);
@@ -116,6 +128,7 @@ int main(int argc, char **argv) {
     }
   }
   MPI_Win_unlock_all(wa);
+  MPI_Win_unlock(right, wl);
   MPI_Win_fence(MPI_MODE_NOSUCCEED, wf);
   MPI_Barrier(MPI_COMM_WORLD);
 
@@ -128,6 +141,7 @@ int main(int argc, char **argv) {
     h = h * 1000003u ^ b;
   }
   h = h * 1000003u ^ (uint64_t)(p[0] * 7 + p[1]);
+  h = h * 1000003u ^ (uint64_t)*last;
   uint64_t hs[64];
   MPI_Gather(&h, 1, MPI_UINT64_T, hs, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   long totals[3] = {fetched, swaps, extra}, sums[3];
@@ -142,6 +156,7 @@ int main(int argc, char **argv) {
   MPI_Group_free(&to);
   MPI_Group_free(&world);
   MPI_Win_free(&wp);
+  MPI_Win_free(&wl);
   MPI_Win_free(&wf);
   MPI_Win_free(&wa);
   MPI_Win_free(&wc);
