@@ -317,13 +317,14 @@ bool windowsWant(bool Want) {
     Agreed = false;
     return true;
   }
-  if (!Want)
+  if (!Want && !Raise)
     return false;
   for (uint32_t I = 0; I < L->NWins; ++I)
     if (L->Wins[I].Live && L->Wins[I].UsedFence) {
       Raise = true; // taken at the site after the next fence
       return false;
     }
+  Raise = false; // its windows were freed before a fence raised it
   return true;
 }
 
