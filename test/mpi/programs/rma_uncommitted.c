@@ -7,12 +7,16 @@
 // finds RMA calls in the epoch and the version is not committed (the
 // images are written). Under CCC_PROTOCOL=blocking the layer's own fence
 // completes the epoch and the checkpoint is committed.
-//   usage: rma_uncommitted   (2 ranks)
+// With the argument pscw (CCC_PROTOCOL=blocking) the site lies inside a
+// post/start epoch instead, which a restart could not re-open: no rank
+// writes that checkpoint.
+//   usage: rma_uncommitted [pscw]   (2 ranks)
 #include "ccc.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -23,17 +27,37 @@ int main(int argc, char **argv) {
   MPI_Win w;
   MPI_Win_create(cell, 4 * sizeof(long), sizeof(long), MPI_INFO_NULL,
                  MPI_COMM_WORLD, &w);
-  MPI_Win_fence(0, w);
+  int pscw = argc > 1 && !strcmp(argv[1], "pscw");
+  int left = (rank + size - 1) % size, right = (rank + 1) % size;
+  MPI_Group world, from, to;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, 1, &left, &from);
+  MPI_Group_incl(world, 1, &right, &to);
+  if (!pscw)
+    MPI_Win_fence(0, w);
   for (int step = 0; step < 20; ++step) {
+    if (pscw) {
+      MPI_Win_post(from, 0, w);
+      MPI_Win_start(to, 0, w);
+    }
     if (step == 5)
       ccc_checkpoint_force();
     else
       ccc_checkpoint();
     long v = step * 10 + rank;
-    MPI_Put(&v, 1, MPI_LONG, (rank + 1) % size, step % 4, 1, MPI_LONG, w);
-    MPI_Win_fence(0, w);
+    MPI_Put(&v, 1, MPI_LONG, right, step % 4, 1, MPI_LONG, w);
+    if (pscw) {
+      MPI_Win_complete(w);
+      MPI_Win_wait(w);
+    } else {
+      MPI_Win_fence(0, w);
+    }
   }
-  MPI_Win_fence(MPI_MODE_NOSUCCEED, w);
+  if (!pscw)
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, w);
+  MPI_Group_free(&from);
+  MPI_Group_free(&to);
+  MPI_Group_free(&world);
   long sum = cell[0] + cell[1] + cell[2] + cell[3], all;
   MPI_Reduce(&sum, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
