@@ -177,6 +177,7 @@ void afterRestore() {
   rebuildObjects();
   filesAfterRestore();
   replayNames();
+  rebuildWindows();
   setNextVersion(allReduce(nextVersion(), MPI_MAX));
   if (NonBlocking)
     nbAfterRestore();
@@ -206,6 +207,7 @@ int site(int Kind, int (*Take)()) {
   }
   // No image while a generalized request or an MPI-IO collective is open.
   Take = guardTake(guardFiles(Take));
+  Take = windowTake(Take); // RMA complete (or checked) before the image
   return NonBlocking ? siteNonBlocking(Kind, Take) : siteBlocking(Kind, Take);
 }
 

@@ -312,6 +312,9 @@ struct LayerState {
   // Files.cpp: the error handler set on MPI_FILE_NULL (files opened later
   // get it), a predefined one; 0 if never set.
   uint64_t FileNullErrh;
+  // Windows.cpp: the program's RMA windows, in creation order.
+  struct Window *Wins;
+  uint32_t NWins, CapWins;
 };
 
 // A keyval the program created (its handle is a ccc handle of kind
@@ -708,6 +711,22 @@ void replayErrorClasses();
 // Non-blocking protocol: its collectives assume one group; one on an
 // inter-communicator stops the job (Communicators.cpp).
 void refuseInterCollective(MPI_Comm C);
+
+//===-- Windows.cpp (issue 23, one-sided) ---------------------------------===//
+// A window the program made is a ccc handle of kind kHandleWin (index into
+// L->Wins); realWin gives MPI's (other handles pass through).
+constexpr uint32_t kHandleWin = 7;
+MPI_Win realWin(MPI_Win W);
+// After a restart, once the communicators exist: makes every live window
+// again, in creation order, over the same memory.
+void rebuildWindows();
+// Wraps the image writer: completes RMA before the image (blocking
+// protocol) or notes the open fence epoch (non-blocking), and re-opens the
+// epochs the program had open when a restart returns through it.
+int (*windowTake(int (*Take)()))();
+// Non-blocking protocol, at a site: whether to checkpoint now (Want: the
+// rank's own wish) when fence-mode windows must agree on it at a fence.
+bool windowsWant(bool Want);
 
 } // namespace mpi
 } // namespace ccc

@@ -357,6 +357,7 @@ int siteNonBlocking(int Kind, int (*Take)()) {
     WantNext = Want; // served at a site after this period
     return CCC_NONE;
   }
+  Want = windowsWant(Want); // fence-mode windows agree at a fence first
   if (!Want && !L->Initiated)
     return CCC_NONE;
   WantNext = false;

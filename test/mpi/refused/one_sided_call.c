@@ -1,5 +1,5 @@
-// one_sided_call.c - an MPI call ccc cannot checkpoint (one-sided
-// communication) runs, and the next checkpoint stops the job with a ccc:
+// one_sided_call.c - an MPI call ccc cannot checkpoint (a shared-memory
+// window, whose memory only MPI can map) runs, and the next checkpoint stops the job with a ccc:
 // error naming it, instead of writing an image that would silently miss
 // its effects.
 #include "ccc.h"
@@ -9,10 +9,10 @@
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  double Buf[4] = {0};
+  double *Buf;
   MPI_Win Win;
-  MPI_Win_create(Buf, sizeof Buf, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
-                 &Win);
+  MPI_Win_allocate_shared(4 * sizeof(double), sizeof(double), MPI_INFO_NULL,
+                          MPI_COMM_SELF, &Buf, &Win);
   printf("window made\n");
   ccc_checkpoint_force();
   printf("not reached\n");
