@@ -1,5 +1,4 @@
-//===- Files.cpp - MPI-IO files across checkpoints
-//-------------------------===//
+//===- Files.cpp - MPI-IO files across checkpoints ------------------------===//
 //
 // A file the program opens is an object of the layer's table (its handle a
 // ccc handle, stable across restarts) made by the recipe FileOpen: the
@@ -43,6 +42,7 @@
 // an Allreduce of the epoch on the file's own communicator).
 //
 //===----------------------------------------------------------------------===//
+#include "FilesInternal.h"
 #include "Layer.h"
 
 #include "../rt/Log.h"
@@ -54,28 +54,6 @@
 
 namespace ccc {
 namespace mpi {
-
-struct FileState {
-  MPI_Comm Comm; // the layer's duplicate of the file's communicator (this
-                 // process's; made again with the file)
-  int Amode;
-  int Atomic;        // MPI_File_set_atomicity's flag
-  uint64_t Errh;     // program handle of the error handler set, 0 if none
-  uint32_t View;     // index + 1 of the current FileView object, 0 if none
-  MPI_Offset Pos;    // individual file pointer at the checkpoint (etypes)
-  MPI_Offset Size;   // size at the checkpoint (bytes)
-  MPI_Offset Base;   // shared pointer after the last collective setting it
-  MPI_Offset Own;    // etypes this rank's shared operations moved it since
-  bool UsesShared;   // some shared-pointer operation or seek_shared
-  int EtypeSize;     // bytes in the current view's etype
-  uint64_t DataColl; // data collectives started (non-blocking protocol)
-  uint64_t Replay;   // after a restart: up to this one, run independently
-  // An open split collective (begin called, end not yet): 1 read, 2 write;
-  // Indep: it ran independently at begin and Split holds its status.
-  uint8_t Split;
-  bool SplitIndep;
-  MPI_Status SplitStatus;
-};
 
 namespace {
 
@@ -101,6 +79,8 @@ MPI_Offset etypes(const FileState &F, int Count, MPI_Datatype Type) {
   return F.EtypeSize ? (MPI_Offset)Count * typeSize(Type) / F.EtypeSize : 0;
 }
 
+} // namespace
+
 void lineCheck(FileState &F, const char *What) {
   if (NonBlocking)
     nbLineCheck(F.Comm, What);
@@ -120,6 +100,8 @@ bool independent(FileState &F) {
                L->Rank, L->Epoch, (unsigned long long)F.DataColl);
   return true;
 }
+
+namespace {
 
 // The shared pointer was just set by a collective (every member's same
 // value): record it, once every member has read it.
@@ -302,50 +284,25 @@ int (*guardFiles(int (*Take)()))() {
   return filesTake;
 }
 
-} // namespace mpi
-} // namespace ccc
-
-using namespace ccc::mpi;
-
-namespace {
-
 // The state of the program's file F, or null (a handle the layer does not
 // know: MPI's answer to it is the program's).
-FileState *state(MPI_File F) {
+FileState *fileState(MPI_File F) {
   Object *O = fileObject(F);
   return O ? O->Fs : nullptr;
 }
 
 // Shared-pointer operation of Count elements of Type on F.
 void movedShared(MPI_File F, int Count, MPI_Datatype Type) {
-  if (FileState *S = state(F)) {
+  if (FileState *S = fileState(F)) {
     S->UsesShared = true;
     S->Own += etypes(*S, Count, Type);
   }
 }
 
-// A non-blocking file operation's request; Coll: a collective one.
-int fileRequest(bool Coll, MPI_Request *Out, MPI_Request **RealOut) {
-  Request *R;
-  *Out = newRequest(ReqKind::File, &R);
-  R->Peer = Coll; // the slot's peer field says collective (filesTake)
-  *RealOut = &R->Real;
-  return MPI_SUCCESS;
-}
+} // namespace mpi
+} // namespace ccc
 
-// Runs Call (an MPI call filling *Real) for the program's request *Out.
-template <typename F> int withRequest(bool Coll, MPI_Request *Out, F Call) {
-  MPI_Request *Real;
-  fileRequest(Coll, Out, &Real);
-  int R = Call(Real);
-  if (R != MPI_SUCCESS) {
-    releaseRequest(*Out);
-    *Out = MPI_REQUEST_NULL;
-  }
-  return R;
-}
-
-} // namespace
+using namespace ccc::mpi;
 
 extern "C" {
 
@@ -434,7 +391,7 @@ int MPI_File_set_view(MPI_File Fh, MPI_Offset Disp, MPI_Datatype Etype,
 
 int MPI_File_get_view(MPI_File Fh, MPI_Offset *Disp, MPI_Datatype *Etype,
                       MPI_Datatype *Filetype, char *Datarep) {
-  FileState *F = Bypass ? nullptr : state(Fh);
+  FileState *F = Bypass ? nullptr : fileState(Fh);
   if (!F || !F->View)
     return PMPI_File_get_view(realFile(Fh), Disp, Etype, Filetype, Datarep);
   const Object &V = L->Objs[F->View - 1];
@@ -455,6 +412,16 @@ int MPI_File_get_view(MPI_File Fh, MPI_Offset *Disp, MPI_Datatype *Etype,
     if (R != MPI_SUCCESS)
       return R;
   }
+  return MPI_SUCCESS;
+}
+
+// The mode the program opened the file with (a restart reopens it without
+// MPI_MODE_CREATE and MPI_MODE_EXCL, which MPI would report).
+int MPI_File_get_amode(MPI_File Fh, int *Amode) {
+  FileState *F = Bypass ? nullptr : fileState(Fh);
+  if (!F)
+    return PMPI_File_get_amode(realFile(Fh), Amode);
+  *Amode = F->Amode;
   return MPI_SUCCESS;
 }
 
@@ -486,30 +453,29 @@ int MPI_File_set_errhandler(MPI_File Fh, MPI_Errhandler E) {
     return R;
   if (Fh == MPI_FILE_NULL)
     L->FileNullErrh = bits(E);
-  else if (FileState *F = state(Fh))
+  else if (FileState *F = fileState(Fh))
     F->Errh = bits(E);
   return R;
 }
 
-//===-- Collectives that change what every member holds
-//--------------------===//
+//===-- Collectives that change what every member holds -------------------===//
 
 int MPI_File_set_size(MPI_File Fh, MPI_Offset Size) {
-  FileState *F = Bypass ? nullptr : state(Fh);
+  FileState *F = Bypass ? nullptr : fileState(Fh);
   if (F)
     lineCheck(*F, "an MPI file's size was set");
   return PMPI_File_set_size(realFile(Fh), Size);
 }
 
 int MPI_File_preallocate(MPI_File Fh, MPI_Offset Size) {
-  FileState *F = Bypass ? nullptr : state(Fh);
+  FileState *F = Bypass ? nullptr : fileState(Fh);
   if (F)
     lineCheck(*F, "an MPI file was preallocated");
   return PMPI_File_preallocate(realFile(Fh), Size);
 }
 
 int MPI_File_set_atomicity(MPI_File Fh, int Flag) {
-  FileState *F = Bypass ? nullptr : state(Fh);
+  FileState *F = Bypass ? nullptr : fileState(Fh);
   int R = PMPI_File_set_atomicity(realFile(Fh), Flag);
   if (F && R == MPI_SUCCESS) {
     F->Atomic = Flag != 0;
@@ -519,14 +485,14 @@ int MPI_File_set_atomicity(MPI_File Fh, int Flag) {
 }
 
 int MPI_File_set_info(MPI_File Fh, MPI_Info Info) {
-  FileState *F = Bypass ? nullptr : state(Fh);
+  FileState *F = Bypass ? nullptr : fileState(Fh);
   if (F)
     lineCheck(*F, "an MPI file's info was set");
   return PMPI_File_set_info(realFile(Fh), realInfo(Info));
 }
 
 int MPI_File_seek_shared(MPI_File Fh, MPI_Offset Off, int Whence) {
-  FileState *F = Bypass ? nullptr : state(Fh);
+  FileState *F = Bypass ? nullptr : fileState(Fh);
   int R = PMPI_File_seek_shared(realFile(Fh), Off, Whence);
   if (F && R == MPI_SUCCESS) {
     F->UsesShared = true;
@@ -536,349 +502,7 @@ int MPI_File_seek_shared(MPI_File Fh, MPI_Offset Off, int Whence) {
   return R;
 }
 
-int MPI_File_write_ordered(MPI_File Fh, const void *Buf, int Count,
-                           MPI_Datatype Type, MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (F)
-    lineCheck(*F, "an ordered MPI-IO collective ran");
-  movedShared(Fh, Count, Type);
-  return PMPI_File_write_ordered(realFile(Fh), Buf, Count, realType(Type), St);
-}
-
-int MPI_File_read_ordered(MPI_File Fh, void *Buf, int Count, MPI_Datatype Type,
-                          MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (F)
-    lineCheck(*F, "an ordered MPI-IO collective ran");
-  movedShared(Fh, Count, Type);
-  return PMPI_File_read_ordered(realFile(Fh), Buf, Count, realType(Type), St);
-}
-
-int MPI_File_write_ordered_begin(MPI_File Fh, const void *Buf, int Count,
-                                 MPI_Datatype Type) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (F) {
-    lineCheck(*F, "an ordered MPI-IO collective ran");
-    F->Split = 2;
-  }
-  movedShared(Fh, Count, Type);
-  return PMPI_File_write_ordered_begin(realFile(Fh), Buf, Count,
-                                       realType(Type));
-}
-
-int MPI_File_write_ordered_end(MPI_File Fh, const void *Buf, MPI_Status *St) {
-  if (FileState *F = Bypass ? nullptr : state(Fh))
-    F->Split = 0;
-  return PMPI_File_write_ordered_end(realFile(Fh), Buf, St);
-}
-
-int MPI_File_read_ordered_begin(MPI_File Fh, void *Buf, int Count,
-                                MPI_Datatype Type) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (F) {
-    lineCheck(*F, "an ordered MPI-IO collective ran");
-    F->Split = 1;
-  }
-  movedShared(Fh, Count, Type);
-  return PMPI_File_read_ordered_begin(realFile(Fh), Buf, Count, realType(Type));
-}
-
-int MPI_File_read_ordered_end(MPI_File Fh, void *Buf, MPI_Status *St) {
-  if (FileState *F = Bypass ? nullptr : state(Fh))
-    F->Split = 0;
-  return PMPI_File_read_ordered_end(realFile(Fh), Buf, St);
-}
-
-//===-- Data collectives: independent when a restart put a rank behind
-//-----===//
-
-int MPI_File_write_all(MPI_File Fh, const void *Buf, int Count,
-                       MPI_Datatype Type, MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (F && independent(*F))
-    return PMPI_File_write(realFile(Fh), Buf, Count, realType(Type), St);
-  return PMPI_File_write_all(realFile(Fh), Buf, Count, realType(Type), St);
-}
-
-int MPI_File_read_all(MPI_File Fh, void *Buf, int Count, MPI_Datatype Type,
-                      MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (F && independent(*F))
-    return PMPI_File_read(realFile(Fh), Buf, Count, realType(Type), St);
-  return PMPI_File_read_all(realFile(Fh), Buf, Count, realType(Type), St);
-}
-
-int MPI_File_write_at_all(MPI_File Fh, MPI_Offset Off, const void *Buf,
-                          int Count, MPI_Datatype Type, MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (F && independent(*F))
-    return PMPI_File_write_at(realFile(Fh), Off, Buf, Count, realType(Type),
-                              St);
-  return PMPI_File_write_at_all(realFile(Fh), Off, Buf, Count, realType(Type),
-                                St);
-}
-
-int MPI_File_read_at_all(MPI_File Fh, MPI_Offset Off, void *Buf, int Count,
-                         MPI_Datatype Type, MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (F && independent(*F))
-    return PMPI_File_read_at(realFile(Fh), Off, Buf, Count, realType(Type), St);
-  return PMPI_File_read_at_all(realFile(Fh), Off, Buf, Count, realType(Type),
-                               St);
-}
-
-int MPI_File_sync(MPI_File Fh) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  // Re-executed alone it would wait for the others: what it made durable
-  // was written before the line anyway.
-  if (F && independent(*F))
-    return MPI_SUCCESS;
-  return PMPI_File_sync(realFile(Fh));
-}
-
-// Split collectives: begin runs the independent operation at once when the
-// rank is behind, end hands back its status.
-int MPI_File_write_all_begin(MPI_File Fh, const void *Buf, int Count,
-                             MPI_Datatype Type) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (!F)
-    return PMPI_File_write_all_begin(realFile(Fh), Buf, Count, realType(Type));
-  F->Split = 2;
-  F->SplitIndep = independent(*F);
-  if (F->SplitIndep)
-    return PMPI_File_write(realFile(Fh), Buf, Count, realType(Type),
-                           &F->SplitStatus);
-  return PMPI_File_write_all_begin(realFile(Fh), Buf, Count, realType(Type));
-}
-
-int MPI_File_write_all_end(MPI_File Fh, const void *Buf, MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (!F)
-    return PMPI_File_write_all_end(realFile(Fh), Buf, St);
-  F->Split = 0;
-  if (F->SplitIndep) {
-    if (St != MPI_STATUS_IGNORE)
-      *St = F->SplitStatus;
-    return MPI_SUCCESS;
-  }
-  return PMPI_File_write_all_end(realFile(Fh), Buf, St);
-}
-
-int MPI_File_read_all_begin(MPI_File Fh, void *Buf, int Count,
-                            MPI_Datatype Type) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (!F)
-    return PMPI_File_read_all_begin(realFile(Fh), Buf, Count, realType(Type));
-  F->Split = 1;
-  F->SplitIndep = independent(*F);
-  if (F->SplitIndep)
-    return PMPI_File_read(realFile(Fh), Buf, Count, realType(Type),
-                          &F->SplitStatus);
-  return PMPI_File_read_all_begin(realFile(Fh), Buf, Count, realType(Type));
-}
-
-int MPI_File_read_all_end(MPI_File Fh, void *Buf, MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (!F)
-    return PMPI_File_read_all_end(realFile(Fh), Buf, St);
-  F->Split = 0;
-  if (F->SplitIndep) {
-    if (St != MPI_STATUS_IGNORE)
-      *St = F->SplitStatus;
-    return MPI_SUCCESS;
-  }
-  return PMPI_File_read_all_end(realFile(Fh), Buf, St);
-}
-
-int MPI_File_write_at_all_begin(MPI_File Fh, MPI_Offset Off, const void *Buf,
-                                int Count, MPI_Datatype Type) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (!F)
-    return PMPI_File_write_at_all_begin(realFile(Fh), Off, Buf, Count,
-                                        realType(Type));
-  F->Split = 2;
-  F->SplitIndep = independent(*F);
-  if (F->SplitIndep)
-    return PMPI_File_write_at(realFile(Fh), Off, Buf, Count, realType(Type),
-                              &F->SplitStatus);
-  return PMPI_File_write_at_all_begin(realFile(Fh), Off, Buf, Count,
-                                      realType(Type));
-}
-
-int MPI_File_write_at_all_end(MPI_File Fh, const void *Buf, MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (!F)
-    return PMPI_File_write_at_all_end(realFile(Fh), Buf, St);
-  F->Split = 0;
-  if (F->SplitIndep) {
-    if (St != MPI_STATUS_IGNORE)
-      *St = F->SplitStatus;
-    return MPI_SUCCESS;
-  }
-  return PMPI_File_write_at_all_end(realFile(Fh), Buf, St);
-}
-
-int MPI_File_read_at_all_begin(MPI_File Fh, MPI_Offset Off, void *Buf,
-                               int Count, MPI_Datatype Type) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (!F)
-    return PMPI_File_read_at_all_begin(realFile(Fh), Off, Buf, Count,
-                                       realType(Type));
-  F->Split = 1;
-  F->SplitIndep = independent(*F);
-  if (F->SplitIndep)
-    return PMPI_File_read_at(realFile(Fh), Off, Buf, Count, realType(Type),
-                             &F->SplitStatus);
-  return PMPI_File_read_at_all_begin(realFile(Fh), Off, Buf, Count,
-                                     realType(Type));
-}
-
-int MPI_File_read_at_all_end(MPI_File Fh, void *Buf, MPI_Status *St) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  if (!F)
-    return PMPI_File_read_at_all_end(realFile(Fh), Buf, St);
-  F->Split = 0;
-  if (F->SplitIndep) {
-    if (St != MPI_STATUS_IGNORE)
-      *St = F->SplitStatus;
-    return MPI_SUCCESS;
-  }
-  return PMPI_File_read_at_all_end(realFile(Fh), Buf, St);
-}
-
-//===-- Shared file pointer
-//------------------------------------------------===//
-
-int MPI_File_write_shared(MPI_File Fh, const void *Buf, int Count,
-                          MPI_Datatype Type, MPI_Status *St) {
-  int R = PMPI_File_write_shared(realFile(Fh), Buf, Count, realType(Type), St);
-  if (!Bypass && R == MPI_SUCCESS)
-    movedShared(Fh, Count, Type);
-  return R;
-}
-
-int MPI_File_read_shared(MPI_File Fh, void *Buf, int Count, MPI_Datatype Type,
-                         MPI_Status *St) {
-  int R = PMPI_File_read_shared(realFile(Fh), Buf, Count, realType(Type), St);
-  if (!Bypass && R == MPI_SUCCESS)
-    movedShared(Fh, Count, Type);
-  return R;
-}
-
-//===-- Non-blocking reads and writes
-//--------------------------------------===//
-
-#define FILE_REQUEST(COLL, CALL)                                               \
-  if (Bypass || !L)                                                            \
-    return CALL(Req);                                                          \
-  return withRequest(COLL, Req, [&](MPI_Request *Real) { return CALL(Real); })
-
-int MPI_File_iwrite(MPI_File Fh, const void *Buf, int Count, MPI_Datatype Type,
-                    MPI_Request *Req) {
-  auto Call = [&](MPI_Request *R) {
-    return PMPI_File_iwrite(realFile(Fh), Buf, Count, realType(Type), R);
-  };
-  FILE_REQUEST(false, Call);
-}
-
-int MPI_File_iread(MPI_File Fh, void *Buf, int Count, MPI_Datatype Type,
-                   MPI_Request *Req) {
-  auto Call = [&](MPI_Request *R) {
-    return PMPI_File_iread(realFile(Fh), Buf, Count, realType(Type), R);
-  };
-  FILE_REQUEST(false, Call);
-}
-
-int MPI_File_iwrite_at(MPI_File Fh, MPI_Offset Off, const void *Buf, int Count,
-                       MPI_Datatype Type, MPI_Request *Req) {
-  auto Call = [&](MPI_Request *R) {
-    return PMPI_File_iwrite_at(realFile(Fh), Off, Buf, Count, realType(Type),
-                               R);
-  };
-  FILE_REQUEST(false, Call);
-}
-
-int MPI_File_iread_at(MPI_File Fh, MPI_Offset Off, void *Buf, int Count,
-                      MPI_Datatype Type, MPI_Request *Req) {
-  auto Call = [&](MPI_Request *R) {
-    return PMPI_File_iread_at(realFile(Fh), Off, Buf, Count, realType(Type), R);
-  };
-  FILE_REQUEST(false, Call);
-}
-
-int MPI_File_iwrite_shared(MPI_File Fh, const void *Buf, int Count,
-                           MPI_Datatype Type, MPI_Request *Req) {
-  auto Call = [&](MPI_Request *R) {
-    return PMPI_File_iwrite_shared(realFile(Fh), Buf, Count, realType(Type), R);
-  };
-  if (!Bypass)
-    movedShared(Fh, Count, Type);
-  FILE_REQUEST(false, Call);
-}
-
-int MPI_File_iread_shared(MPI_File Fh, void *Buf, int Count, MPI_Datatype Type,
-                          MPI_Request *Req) {
-  auto Call = [&](MPI_Request *R) {
-    return PMPI_File_iread_shared(realFile(Fh), Buf, Count, realType(Type), R);
-  };
-  if (!Bypass)
-    movedShared(Fh, Count, Type);
-  FILE_REQUEST(false, Call);
-}
-
-// The collective ones: independent when behind, like the blocking ones.
-int MPI_File_iwrite_all(MPI_File Fh, const void *Buf, int Count,
-                        MPI_Datatype Type, MPI_Request *Req) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  bool Indep = F && independent(*F);
-  auto Call = [&](MPI_Request *R) {
-    return Indep ? PMPI_File_iwrite(realFile(Fh), Buf, Count, realType(Type), R)
-                 : PMPI_File_iwrite_all(realFile(Fh), Buf, Count,
-                                        realType(Type), R);
-  };
-  FILE_REQUEST(!Indep, Call);
-}
-
-int MPI_File_iread_all(MPI_File Fh, void *Buf, int Count, MPI_Datatype Type,
-                       MPI_Request *Req) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  bool Indep = F && independent(*F);
-  auto Call = [&](MPI_Request *R) {
-    return Indep ? PMPI_File_iread(realFile(Fh), Buf, Count, realType(Type), R)
-                 : PMPI_File_iread_all(realFile(Fh), Buf, Count, realType(Type),
-                                       R);
-  };
-  FILE_REQUEST(!Indep, Call);
-}
-
-int MPI_File_iwrite_at_all(MPI_File Fh, MPI_Offset Off, const void *Buf,
-                           int Count, MPI_Datatype Type, MPI_Request *Req) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  bool Indep = F && independent(*F);
-  auto Call = [&](MPI_Request *R) {
-    return Indep ? PMPI_File_iwrite_at(realFile(Fh), Off, Buf, Count,
-                                       realType(Type), R)
-                 : PMPI_File_iwrite_at_all(realFile(Fh), Off, Buf, Count,
-                                           realType(Type), R);
-  };
-  FILE_REQUEST(!Indep, Call);
-}
-
-int MPI_File_iread_at_all(MPI_File Fh, MPI_Offset Off, void *Buf, int Count,
-                          MPI_Datatype Type, MPI_Request *Req) {
-  FileState *F = Bypass ? nullptr : state(Fh);
-  bool Indep = F && independent(*F);
-  auto Call = [&](MPI_Request *R) {
-    return Indep ? PMPI_File_iread_at(realFile(Fh), Off, Buf, Count,
-                                      realType(Type), R)
-                 : PMPI_File_iread_at_all(realFile(Fh), Off, Buf, Count,
-                                          realType(Type), R);
-  };
-  FILE_REQUEST(!Indep, Call);
-}
-
-//===-- Fortran integers for file handles
-//----------------------------------===//
+//===-- Fortran integers for file handles ---------------------------------===//
 
 // Both MPIs' file handles are pointers: a ccc handle's Fortran integer
 // encodes its table index, as for the other objects (Fortran.cpp).
