@@ -21,7 +21,9 @@ moment_f.c built as the C kernels are.
    keep as symbols and that call nothing, disassembled by llvm-objdump-19
    from each build and compared, addresses normalised away: the pass must
    leave a hot kernel's code as the plain compiler made it. Kernels inlined
-   into main (which holds the site) are named, not compared.
+   into main (which holds the site) are named, not compared. OpenMP
+   regions (clang's FUNCTION.omp_outlined* functions) are compared too,
+   though they call libomp.
 Targets (issue 6): <= 1.01 geomean, <= 1.03 worst.
 
 usage: bench/overhead/run.py [full|smoke] [--np 1,2] [--prefix PREFIX]
@@ -211,14 +213,34 @@ def leaf_code(name, src, plain, ccc):
                    for i in p + c):
                 notes.append("%s (calls)" % f)
                 continue
-            i = next((k for k, (x, y) in enumerate(zip(p, c)) if x != y),
-                     min(len(p), len(c)))
-            diff = [] if p == c else [
-                "first difference at instruction %d:" % (i + 1),
-                "  plain: " + " ; ".join(p[i:i + 3]),
-                "  ccc:   " + " ; ".join(c[i:i + 3])]
-            rows.append((name, f, len(p), len(c), p == c, diff))
+            rows.append(compare_row(name, f, p, c))
+    # OpenMP regions: clang outlines each into FUNCTION.omp_outlined[.N]
+    # (with .omp.reduction.* helpers), where the hybrid kernel's loops
+    # run. They call libomp, which ccc leaves alone, so they are compared
+    # calls and all (a call's target is compared by name).
+    own = set(own_functions(src))
+    for f in sorted(set(sp) | set(sc)):
+        m = re.match(r"([A-Za-z_]\w*)\.omp_outlined", f)
+        if not m or m.group(1) not in own:
+            continue
+        if f not in sp or f not in sc:
+            rows.append((name, f, None, None, False, [
+                "symbol in the %s build only" % ("plain" if f in sp else "ccc")]))
+            continue
+        rows.append(compare_row(name, f, disassemble(plain, sp[f]),
+                                disassemble(ccc, sc[f])))
     return rows, notes
+
+
+def compare_row(name, f, p, c):
+    """The table row of function f: instructions plain p and ccc c."""
+    i = next((k for k, (x, y) in enumerate(zip(p, c)) if x != y),
+             min(len(p), len(c)))
+    diff = [] if p == c else [
+        "first difference at instruction %d:" % (i + 1),
+        "  plain: " + " ; ".join(p[i:i + 3]),
+        "  ccc:   " + " ; ".join(c[i:i + 3])]
+    return (name, f, len(p), len(c), p == c, diff)
 
 
 def main():
@@ -333,13 +355,17 @@ def main():
         print("per-step instruction ratio geomean %.4f, worst %.4f" %
               (geomean([x[4] for x in inst]), max(x[4] for x in inst)))
     print("leaf code (llvm-objdump-19, addresses normalised): the program's "
-          "own functions that both builds keep and that call nothing")
-    print("%-11s %-14s %7s %7s  %s" % ("program", "function", "plain", "ccc",
-                                       "identical"))
+          "own functions that both builds keep and that call nothing" +
+          (", and its OpenMP regions" if any(".omp_outlined" in x[1]
+                                             for x in leaf) else ""))
+    # OpenMP regions' names are longer than the column.
+    w = max([14] + [len(x[1]) for x in leaf])
+    print("%-11s %-*s %7s %7s  %s" % ("program", w, "function", "plain", "ccc",
+                                      "identical"))
     for n, f, p, c, same, diff in leaf:
-        print("%-11s %-14s %7s %7s  %s" % (n, f, "-" if p is None else p,
-                                           "-" if c is None else c,
-                                           "yes" if same else "no"))
+        print("%-11s %-*s %7s %7s  %s" % (n, w, f, "-" if p is None else p,
+                                          "-" if c is None else c,
+                                          "yes" if same else "no"))
         for d in diff:
             print("    " + d)
     if leaf_notes:
