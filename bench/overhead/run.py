@@ -2,9 +2,10 @@
 """Overhead between checkpoints: the same programs built plain and with ccc,
 run without taking a checkpoint (sites executed, nothing due).
 
-Programs: the demo (demo/heat.c, serial) and the size kernels (bench/size:
+Programs: the demo (demo/heat.c, serial), the size kernels (bench/size:
 cg, stencil, zero_freed, fft, particles in C, diffusion in Fortran; MPI,
-Open MPI). Plain builds: clang-19 -O2 (Open MPI's mpicc with
+Open MPI) and a hybrid MPI + OpenMP kernel (hybrid.c here: -fopenmp both
+ways, 2 threads per rank, OMP_WAIT_POLICY=passive). Plain builds: clang-19 -O2 (Open MPI's mpicc with
 OMPI_CC=clang-19 for the kernels) with stub/ccc.h, whose sites are empty
 inline functions, and without the size benchmark's oracle bookkeeping
 (-DBENCH_NO_ORACLE: the ccc builds have none); ccc builds: ckpt-cc -O2 (--mpi=openmpi). Fortran: flang-new-19
@@ -20,7 +21,9 @@ moment_f.c built as the C kernels are.
    keep as symbols and that call nothing, disassembled by llvm-objdump-19
    from each build and compared, addresses normalised away: the pass must
    leave a hot kernel's code as the plain compiler made it. Kernels inlined
-   into main (which holds the site) are named, not compared.
+   into main (which holds the site) are named, not compared. OpenMP
+   regions (clang's FUNCTION.omp_outlined* functions) are compared too,
+   though they call libomp.
 Targets (issue 6): <= 1.01 geomean, <= 1.03 worst.
 
 usage: bench/overhead/run.py [full|smoke] [--np 1,2] [--prefix PREFIX]
@@ -65,7 +68,22 @@ PROGRAMS = {
     "diffusion": (os.path.join(SIZE, "diffusion.f90"), True,
                   {"full": ["48", "120"], "smoke": ["4", "5"]}, 4,
                   lambda s: ["4", str(s)]),
+    "hybrid": (os.path.join(HERE, "hybrid.c"), True,
+               {"full": ["48", "200"], "smoke": ["4", "5"]}, 8,
+               lambda s: ["4", str(s)]),
 }
+
+# Hybrid MPI + OpenMP programs: built with -fopenmp both ways, run with 2
+# threads per rank. OMP_WAIT_POLICY=passive: with 2 ranks x 2 threads on 2
+# cores, workers spinning between parallel regions would take the cores
+# from the other rank's sweep and MPI calls (test/openmp measured 2x), and
+# under callgrind, which runs one thread at a time, spinning would add
+# instructions that depend on the scheduling. Open MPI binds each rank to
+# one core by default (its threads would share it): --bind-to none.
+OPENMP = {"hybrid"}
+OMP_ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}
+OMP_LAUNCH = ["--bind-to", "none", "-x", "OMP_NUM_THREADS", "-x",
+              "OMP_WAIT_POLICY"]
 
 
 def build_fortran(src, plain, ccc, prefix, env, work):
@@ -195,14 +213,34 @@ def leaf_code(name, src, plain, ccc):
                    for i in p + c):
                 notes.append("%s (calls)" % f)
                 continue
-            i = next((k for k, (x, y) in enumerate(zip(p, c)) if x != y),
-                     min(len(p), len(c)))
-            diff = [] if p == c else [
-                "first difference at instruction %d:" % (i + 1),
-                "  plain: " + " ; ".join(p[i:i + 3]),
-                "  ccc:   " + " ; ".join(c[i:i + 3])]
-            rows.append((name, f, len(p), len(c), p == c, diff))
+            rows.append(compare_row(name, f, p, c))
+    # OpenMP regions: clang outlines each into FUNCTION.omp_outlined[.N]
+    # (with .omp.reduction.* helpers), where the hybrid kernel's loops
+    # run. They call libomp, which ccc leaves alone, so they are compared
+    # calls and all (a call's target is compared by name).
+    own = set(own_functions(src))
+    for f in sorted(set(sp) | set(sc)):
+        m = re.match(r"([A-Za-z_]\w*)\.omp_outlined", f)
+        if not m or m.group(1) not in own:
+            continue
+        if f not in sp or f not in sc:
+            rows.append((name, f, None, None, False, [
+                "symbol in the %s build only" % ("plain" if f in sp else "ccc")]))
+            continue
+        rows.append(compare_row(name, f, disassemble(plain, sp[f]),
+                                disassemble(ccc, sc[f])))
     return rows, notes
+
+
+def compare_row(name, f, p, c):
+    """The table row of function f: instructions plain p and ccc c."""
+    i = next((k for k, (x, y) in enumerate(zip(p, c)) if x != y),
+             min(len(p), len(c)))
+    diff = [] if p == c else [
+        "first difference at instruction %d:" % (i + 1),
+        "  plain: " + " ; ".join(p[i:i + 3]),
+        "  ccc:   " + " ; ".join(c[i:i + 3])]
+    return (name, f, len(p), len(c), p == c, diff)
 
 
 def main():
@@ -237,14 +275,17 @@ def main():
                 continue
             plain, ccc = (os.path.join(work, name + s) for s in (".plain", ".ccc"))
             inc = ["-I", os.path.join(HERE, "stub"), "-I", SIZE]
+            omp = ["-fopenmp"] if name in OPENMP else []
+            penv = dict(env, **OMP_ENV) if omp else env
             if src.endswith(".f90"):
                 build_fortran(src, plain, ccc, a.prefix, env, work)
             elif mpi:
                 subprocess.run(["mpicc.openmpi", "-O2", "-DBENCH_PLAIN",
-                                "-DBENCH_NO_ORACLE"] + inc +
+                                "-DBENCH_NO_ORACLE"] + omp + inc +
                                ["-o", plain, src, "-lm"], check=True, env=env)
-                subprocess.run([cc, "--mpi=openmpi", "-O2", "-I", SIZE, "-o",
-                                ccc, src, "-lm"], check=True, env=env)
+                subprocess.run([cc, "--mpi=openmpi", "-O2"] + omp +
+                               ["-I", SIZE, "-o", ccc, src, "-lm"], check=True,
+                               env=env)
             else:
                 subprocess.run(["clang-19", "-O2"] + inc + ["-o", plain, src,
                                                             "-lm"], check=True)
@@ -257,14 +298,15 @@ def main():
                 "%s %s" % (x[1], "identical" if x[4] else "DIFFERS") for x in r)
                 or "none compared"), flush=True)
             for np in ([int(x) for x in a.np.split(",")] if mpi else [1]):
-                launch = ["mpirun.openmpi", "--oversubscribe", "-np", str(np)] \
+                launch = ["mpirun.openmpi", "--oversubscribe"] + \
+                    (OMP_LAUNCH if omp else []) + ["-np", str(np)] \
                     if mpi else []
                 cmds = [" ".join(launch + [exe] + args[a.mode])
                         for exe in (plain, ccc)]
                 js = os.path.join(work, "h.json")
                 subprocess.run(["hyperfine", "-N" if not mpi else "-S=sh",
                                 "--warmup", "1", "--runs", str(runs),
-                                "--export-json", js] + cmds, env=env,
+                                "--export-json", js] + cmds, env=penv,
                                check=True, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
                 res = json.load(open(js))["results"]
@@ -278,7 +320,7 @@ def main():
                 i = {}
                 for tag, exe in (("plain", plain), ("ccc", ccc)):
                     for k in (1, 2):
-                        i[tag, k] = callgrind([exe] + cg_args(k * steps), env,
+                        i[tag, k] = callgrind([exe] + cg_args(k * steps), penv,
                                               os.path.join(work, "callgrind.out"),
                                               tag == "ccc")
                 per = (i["ccc", 2] - i["ccc", 1]) / (i["plain", 2] - i["plain", 1])
@@ -313,13 +355,17 @@ def main():
         print("per-step instruction ratio geomean %.4f, worst %.4f" %
               (geomean([x[4] for x in inst]), max(x[4] for x in inst)))
     print("leaf code (llvm-objdump-19, addresses normalised): the program's "
-          "own functions that both builds keep and that call nothing")
-    print("%-11s %-14s %7s %7s  %s" % ("program", "function", "plain", "ccc",
-                                       "identical"))
+          "own functions that both builds keep and that call nothing" +
+          (", and its OpenMP regions" if any(".omp_outlined" in x[1]
+                                             for x in leaf) else ""))
+    # OpenMP regions' names are longer than the column.
+    w = max([14] + [len(x[1]) for x in leaf])
+    print("%-11s %-*s %7s %7s  %s" % ("program", w, "function", "plain", "ccc",
+                                      "identical"))
     for n, f, p, c, same, diff in leaf:
-        print("%-11s %-14s %7s %7s  %s" % (n, f, "-" if p is None else p,
-                                           "-" if c is None else c,
-                                           "yes" if same else "no"))
+        print("%-11s %-*s %7s %7s  %s" % (n, w, f, "-" if p is None else p,
+                                          "-" if c is None else c,
+                                          "yes" if same else "no"))
         for d in diff:
             print("    " + d)
     if leaf_notes:
