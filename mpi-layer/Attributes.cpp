@@ -134,12 +134,59 @@ int typeDelete(MPI_Datatype Type, int, void *Val, void *Extra) {
       T, programKeyval(&V), Val, V.Extra);
 }
 
+// Windows are never duplicated: their keyvals' copy function never runs.
+int winCopy(MPI_Win, int, void *, void *, void *Out, int *Flag) {
+  *Flag = 0;
+  *static_cast<void **>(Out) = nullptr;
+  return MPI_SUCCESS;
+}
+
+int winDelete(MPI_Win Real, int, void *Val, void *Extra) {
+  if (Restoring)
+    return MPI_SUCCESS;
+  Keyval &V = fromExtra(Extra);
+  return reinterpret_cast<MPI_Win_delete_attr_function *>(V.Delete)(
+      programWin(Real), programKeyval(&V), Val, V.Extra);
+}
+
 // Creates MPI's keyval for V (index I), with the layer's callbacks.
 int makeKeyval(Keyval &V, uint32_t I) {
   void *Extra = reinterpret_cast<void *>((uintptr_t)I);
-  if (V.Kind == 0)
+  if (V.Kind == kKeyvalComm)
     return PMPI_Comm_create_keyval(commCopy, commDelete, &V.Real, Extra);
+  if (V.Kind == kKeyvalWin)
+    return PMPI_Win_create_keyval(winCopy, winDelete, &V.Real, Extra);
   return PMPI_Type_create_keyval(typeCopy, typeDelete, &V.Real, Extra);
+}
+
+// MPI's attribute calls on the object with program handle Obj.
+int setReal(uint8_t Kind, uint64_t Obj, int RealKey, void *Val) {
+  if (Kind == kKeyvalComm)
+    return PMPI_Comm_set_attr(realComm(handleFromBits<MPI_Comm>(Obj)), RealKey,
+                              Val);
+  if (Kind == kKeyvalWin)
+    return PMPI_Win_set_attr(realWin(handleFromBits<MPI_Win>(Obj)), RealKey,
+                             Val);
+  return PMPI_Type_set_attr(realType(handleFromBits<MPI_Datatype>(Obj)),
+                            RealKey, Val);
+}
+
+int deleteReal(uint8_t Kind, uint64_t Obj, int RealKey) {
+  if (Kind == kKeyvalComm)
+    return PMPI_Comm_delete_attr(realComm(handleFromBits<MPI_Comm>(Obj)),
+                                 RealKey);
+  if (Kind == kKeyvalWin)
+    return PMPI_Win_delete_attr(realWin(handleFromBits<MPI_Win>(Obj)), RealKey);
+  return PMPI_Type_delete_attr(realType(handleFromBits<MPI_Datatype>(Obj)),
+                               RealKey);
+}
+
+int freeReal(uint8_t Kind, int *RealKey) {
+  if (Kind == kKeyvalComm)
+    return PMPI_Comm_free_keyval(RealKey);
+  if (Kind == kKeyvalWin)
+    return PMPI_Win_free_keyval(RealKey);
+  return PMPI_Type_free_keyval(RealKey);
 }
 
 void recordAttr(uint64_t Obj, uint32_t K, bool Live, void *Val) {
@@ -172,13 +219,16 @@ void setRecorded(uint64_t Obj) {
     if (A.Obj != Obj || !A.Live)
       continue;
     const Keyval &V = L->Keyvals[A.Keyval];
-    if (V.Kind == 0)
-      PMPI_Comm_set_attr(realComm(handleFromBits<MPI_Comm>(Obj)), V.Real,
-                         A.Val);
-    else
-      PMPI_Type_set_attr(realType(handleFromBits<MPI_Datatype>(Obj)), V.Real,
-                         A.Val);
+    setReal(V.Kind, Obj, V.Real, A.Val);
   }
+}
+
+// Freed keyvals of one kind, once the objects whose attributes still use
+// them (which kept them alive in the first run) have them again.
+void freeDeadKeyvals(bool Windows) {
+  for (uint32_t I = 0; I < L->NKeyvals; ++I)
+    if (!L->Keyvals[I].Live && (L->Keyvals[I].Kind == kKeyvalWin) == Windows)
+      freeReal(L->Keyvals[I].Kind, &L->Keyvals[I].Real);
 }
 
 bool ReplayedGlobals; // this process: keyvals and error classes made again
@@ -240,25 +290,23 @@ void replayAttributes(uint32_t Objects) {
   if (Objects == L->NObjs) {
     setRecorded(handleBits(MPI_COMM_WORLD));
     setRecorded(handleBits(MPI_COMM_SELF));
-    // Freed keyvals last: attributes still set with them keep them alive.
-    for (uint32_t I = 0; I < L->NKeyvals; ++I)
-      if (!L->Keyvals[I].Live) {
-        if (L->Keyvals[I].Kind == 0)
-          PMPI_Comm_free_keyval(&L->Keyvals[I].Real);
-        else
-          PMPI_Type_free_keyval(&L->Keyvals[I].Real);
-      }
+    // Freed keyvals last: attributes still set with them keep them alive
+    // (windows' after the windows: replayWindowAttributes).
+    freeDeadKeyvals(false);
   }
 }
 
-// Attribute calls on communicators (Kind 0) and datatypes (Kind 1).
+void replayWindowAttributes(uint64_t Win, bool Last) {
+  if (Win)
+    setRecorded(Win);
+  if (Last)
+    freeDeadKeyvals(true);
+}
+
+// Attribute calls on communicators, datatypes and windows (Kind).
 int setAttr(uint8_t Kind, uint64_t Obj, int K, void *Val) {
   Keyval *V = keyval(K, Kind);
-  int R = Kind == 0
-              ? PMPI_Comm_set_attr(realComm(handleFromBits<MPI_Comm>(Obj)),
-                                   realKeyval(K, 0), Val)
-              : PMPI_Type_set_attr(realType(handleFromBits<MPI_Datatype>(Obj)),
-                                   realKeyval(K, 1), Val);
+  int R = setReal(Kind, Obj, realKeyval(K, Kind), Val);
   if (R == MPI_SUCCESS && V)
     recordAttr(Obj, indexOf(V), true, Val);
   return R;
@@ -266,12 +314,7 @@ int setAttr(uint8_t Kind, uint64_t Obj, int K, void *Val) {
 
 int deleteAttr(uint8_t Kind, uint64_t Obj, int K) {
   Keyval *V = keyval(K, Kind);
-  int R =
-      Kind == 0
-          ? PMPI_Comm_delete_attr(realComm(handleFromBits<MPI_Comm>(Obj)),
-                                  realKeyval(K, 0))
-          : PMPI_Type_delete_attr(realType(handleFromBits<MPI_Datatype>(Obj)),
-                                  realKeyval(K, 1));
+  int R = deleteReal(Kind, Obj, realKeyval(K, Kind));
   if (R == MPI_SUCCESS && V)
     recordAttr(Obj, indexOf(V), false, nullptr);
   return R;
@@ -280,12 +323,11 @@ int deleteAttr(uint8_t Kind, uint64_t Obj, int K) {
 int freeKeyval(uint8_t Kind, int *K) {
   Keyval *V = keyval(*K, Kind);
   if (!V)
-    return Kind == 0 ? PMPI_Comm_free_keyval(K) : PMPI_Type_free_keyval(K);
+    return freeReal(Kind, K);
   if (!V->Live)
     return MPI_ERR_ARG;
   int Real = V->Real;
-  int R =
-      Kind == 0 ? PMPI_Comm_free_keyval(&Real) : PMPI_Type_free_keyval(&Real);
+  int R = freeReal(Kind, &Real);
   if (R == MPI_SUCCESS) {
     V->Live = false;
     *K = MPI_KEYVAL_INVALID;
@@ -354,6 +396,43 @@ int MPI_Type_delete_attr(MPI_Datatype T, int K) {
   if (Bypass || !L)
     return PMPI_Type_delete_attr(T, K);
   return deleteAttr(1, handleBits(T), K);
+}
+
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *Copy,
+                          MPI_Win_delete_attr_function *Delete, int *K,
+                          void *Extra) {
+  if (Bypass || !L)
+    return PMPI_Win_create_keyval(Copy, Delete, K, Extra);
+  return createKeyval(kKeyvalWin, reinterpret_cast<void *>(Copy),
+                      reinterpret_cast<void *>(Delete), Extra, false, K);
+}
+
+int MPI_Win_free_keyval(int *K) {
+  if (Bypass)
+    return PMPI_Win_free_keyval(K);
+  return freeKeyval(kKeyvalWin, K);
+}
+
+int MPI_Win_set_attr(MPI_Win W, int K, void *Val) {
+  if (Bypass || !L)
+    return PMPI_Win_set_attr(W, K, Val);
+  return setAttr(kKeyvalWin, handleBits(W), K, Val);
+}
+
+int MPI_Win_delete_attr(MPI_Win W, int K) {
+  if (Bypass || !L)
+    return PMPI_Win_delete_attr(W, K);
+  return deleteAttr(kKeyvalWin, handleBits(W), K);
+}
+
+// MPI_WIN_BASE of a shared window is the program's address of its part.
+int MPI_Win_get_attr(MPI_Win W, int K, void *Val, int *Flag) {
+  if (Bypass || !L)
+    return PMPI_Win_get_attr(W, K, Val, Flag);
+  int R = PMPI_Win_get_attr(realWin(W), realKeyval(K, kKeyvalWin), Val, Flag);
+  if (R == MPI_SUCCESS && *Flag && K == MPI_WIN_BASE)
+    *static_cast<void **>(Val) = programWinBase(W, *static_cast<void **>(Val));
+  return R;
 }
 
 int MPI_Comm_get_attr(MPI_Comm C, int K, void *Val, int *Flag) {

@@ -128,6 +128,7 @@ int makeCommunicator(Object &O) {
     return R;
   }
   case Recipe::ErrhCreate:
+  case Recipe::WinErrhCreate:
     return makeErrhandler(O);
   default:
     return MPI_ERR_INTERN;

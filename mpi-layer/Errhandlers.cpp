@@ -37,19 +37,41 @@ MPI_Errhandler realErrhandler(MPI_Errhandler E) {
 
 namespace {
 
-// The program's function for the handler MPI runs on a communicator: the
-// newest handler object with that MPI handle (MPI may reuse a freed one's).
-Object *handlerOf(MPI_Comm Real) {
-  MPI_Errhandler E;
-  if (PMPI_Comm_get_errhandler(Real, &E) != MPI_SUCCESS)
-    return nullptr;
+// The program's function for the handler MPI runs on a communicator (or
+// window): the newest handler object with that MPI handle (MPI may reuse a
+// freed one's).
+Object *handlerFor(MPI_Errhandler E) {
   Object *Found = nullptr;
   for (uint32_t I = L->NObjs; I-- > 0 && !Found;)
     if (L->Objs[I].Kind == ObjKind::Errh && L->Objs[I].Real.Errh == E)
       Found = &L->Objs[I];
-  // The reference get_errhandler added; the communicator keeps its own.
+  // The reference get_errhandler added; the object keeps its own.
   PMPI_Errhandler_free(&E);
   return Found;
+}
+
+Object *handlerOf(MPI_Comm Real) {
+  MPI_Errhandler E;
+  if (PMPI_Comm_get_errhandler(Real, &E) != MPI_SUCCESS)
+    return nullptr;
+  return handlerFor(E);
+}
+
+Object *handlerOfWin(MPI_Win Real) {
+  MPI_Errhandler E;
+  if (PMPI_Win_get_errhandler(Real, &E) != MPI_SUCCESS)
+    return nullptr;
+  return handlerFor(E);
+}
+
+void callProgramWinHandler(MPI_Win *Real, int *Code, ...) {
+  Object *O = handlerOfWin(*Real);
+  if (!O)
+    fatal("an MPI error handler ran on a window whose handler ccc does not "
+          "know (error code %d)",
+          *Code);
+  MPI_Win W = programWin(*Real);
+  reinterpret_cast<MPI_Win_errhandler_function *>(O->Fn)(&W, Code);
 }
 
 void callProgramHandler(MPI_Comm *Real, int *Code, ...) {
@@ -88,11 +110,15 @@ void errorAdd(uint8_t Op, int Arg, int Result, const char *Str) {
 } // namespace
 
 int makeErrhandler(Object &O) {
+  if (O.How == Recipe::WinErrhCreate)
+    return PMPI_Win_create_errhandler(callProgramWinHandler, &O.Real.Errh);
   return PMPI_Comm_create_errhandler(callProgramHandler, &O.Real.Errh);
 }
 
-int createErrhandler(void *Fn, bool Fortran, MPI_Errhandler *Out) {
-  uint32_t Idx = newObject(ObjKind::Errh, Recipe::ErrhCreate);
+int createErrhandler(void *Fn, bool Fortran, MPI_Errhandler *Out,
+                     bool ForWindows) {
+  uint32_t Idx = newObject(ObjKind::Errh, ForWindows ? Recipe::WinErrhCreate
+                                                     : Recipe::ErrhCreate);
   Object &O = L->Objs[Idx];
   O.Fn = reinterpret_cast<MPI_User_function *>(Fn);
   O.Fortran = Fortran;
@@ -197,6 +223,25 @@ int MPI_Comm_get_errhandler(MPI_Comm C, MPI_Errhandler *Out) {
   Object *O = handlerOf(realComm(C));
   if (!O)
     return PMPI_Comm_get_errhandler(realComm(C), Out);
+  O->Refs++;
+  *Out = objectHandle<MPI_Errhandler>((uint32_t)(O - L->Objs));
+  return MPI_SUCCESS;
+}
+
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *Fn,
+                              MPI_Errhandler *Out) {
+  if (Bypass || !L)
+    return PMPI_Win_create_errhandler(Fn, Out);
+  return createErrhandler(reinterpret_cast<void *>(Fn), false, Out, true);
+}
+
+// As for communicators: a program's handler comes back as its ccc handle.
+int MPI_Win_get_errhandler(MPI_Win W, MPI_Errhandler *Out) {
+  if (Bypass || !L)
+    return PMPI_Win_get_errhandler(W, Out);
+  Object *O = handlerOfWin(realWin(W));
+  if (!O)
+    return PMPI_Win_get_errhandler(realWin(W), Out);
   O->Refs++;
   *Out = objectHandle<MPI_Errhandler>((uint32_t)(O - L->Objs));
   return MPI_SUCCESS;

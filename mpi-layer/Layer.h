@@ -114,6 +114,8 @@ enum class Recipe : uint8_t {
   // Files.cpp: MPI_File_open, MPI_File_set_view.
   FileOpen,
   FileView,
+  // Errhandlers.cpp: MPI_Win_create_errhandler (Object::Fn).
+  WinErrhCreate,
 };
 
 struct Object {
@@ -320,8 +322,9 @@ struct LayerState {
 // A keyval the program created (its handle is a ccc handle of kind
 // kHandleKeyval holding the index): MPI calls the layer's callbacks, which
 // call the program's with its handles (Attributes.cpp).
+enum : uint8_t { kKeyvalComm, kKeyvalType, kKeyvalWin };
 struct Keyval {
-  uint8_t Kind; // 0 communicator, 1 datatype
+  uint8_t Kind; // kKeyval*
   bool Live;
   bool Fortran; // Fortran callbacks (arguments by reference, MPI_Fint)
   void *Copy, *Delete, *Extra;
@@ -680,7 +683,8 @@ int createGroupFrom(Recipe How, int NH, const uint64_t *H, MPI_Group *Out);
 int makeCommunicator(Object &O);
 int makeErrhandler(Object &O); // Errhandlers.cpp
 // A ccc error handler calling Fn (Fortran: handles as MPI_Fint).
-int createErrhandler(void *Fn, bool Fortran, MPI_Errhandler *Out);
+int createErrhandler(void *Fn, bool Fortran, MPI_Errhandler *Out,
+                     bool ForWindows = false);
 void freeOther(Object &O);
 // The tag of the layer's collectives on a new communicator, agreed by all
 // its members (both groups of an inter-communicator).
@@ -699,6 +703,9 @@ void recordCopiedAttributes(uint64_t Obj, bool IsType);
 // attributes of object Objects - 1 once it was re-created, and, after the
 // last, those of MPI_COMM_WORLD and MPI_COMM_SELF.
 void replayAttributes(uint32_t Objects);
+// Windows.cpp, after re-creating window Win (program handle bits; 0: none):
+// its recorded attributes; Last: the windows' freed keyvals are freed then.
+void replayWindowAttributes(uint64_t Win, bool Last);
 // Keyvals (Kind 0 communicator, 1 datatype) and attribute values, for the
 // C and Fortran entry points (Attributes.cpp, Fortran.cpp).
 int createKeyval(uint8_t Kind, void *Copy, void *Delete, void *Extra,
@@ -720,6 +727,10 @@ MPI_Win realWin(MPI_Win W);
 // After a restart, once the communicators exist: makes every live window
 // again, in creation order, over the same memory.
 void rebuildWindows();
+// The program's handle of MPI's window Real (MPI_WIN_NULL if none), and the
+// program's address for Base, a window's base as MPI gives it.
+MPI_Win programWin(MPI_Win Real);
+void *programWinBase(MPI_Win H, void *Base);
 // Wraps the image writer: completes RMA before the image (blocking
 // protocol) or notes the open fence epoch (non-blocking), and re-opens the
 // epochs the program had open when a restart returns through it.

@@ -196,6 +196,7 @@ int make(Object &O) {
   case Recipe::GroupRemote:
   case Recipe::InfoCreate:
   case Recipe::ErrhCreate:
+  case Recipe::WinErrhCreate:
     return makeCommunicator(O);
   case Recipe::FileOpen:
   case Recipe::FileView:

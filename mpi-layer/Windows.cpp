@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 #include "Layer.h"
 #include "ProtocolInternal.h"
+#include "WindowsInternal.h"
 
 #include "../rt/Log.h"
 
@@ -45,54 +46,12 @@
 namespace ccc {
 namespace mpi {
 
-enum Flavor : uint8_t { kCreated, kAllocated, kDynamic };
-
-struct WinRegion {
-  void *Base;
-  MPI_Aint Bytes;
-};
-
-struct Window {
-  bool Live;
-  uint8_t Flavor;
-  MPI_Win Real;      // this process's MPI window (re-created)
-  MPI_Comm RealComm; // the layer's communicator over the members
-  int Size;
-  int *WorldRanks; // [Size] in window rank order
-  void *Base;
-  MPI_Aint Bytes;
-  int DispUnit;
-  WinRegion *Regions; // MPI_Win_attach'ed, not yet detached
-  uint32_t NRegions, CapRegions;
-  // Epochs open at this rank.
-  bool UsedFence; // the program synchronises it with fences
-  bool FenceOpen; // the last fence did not say MPI_MODE_NOSUCCEED
-  bool LockAll;   // MPI_Win_lock_all held
-  int LockAllAssert;
-  int *Locks; // [Size]: 0, or the lock type of the lock held on that rank
-  int Held;   // locks held
-  bool Started, Posted; // post/start/complete/wait epochs
-  // Non-blocking protocol: RMA calls since the last fence, and whether
-  // this rank's checkpoint fell in the fence epoch open now (its verdict
-  // comes at the next fence; the period waits for it).
-  uint64_t Ops;
-  bool Verdict;
-  char Name[MPI_MAX_OBJECT_NAME];
-};
-
 namespace {
 
 // Non-blocking protocol, per process: this rank wants a checkpoint and
 // waits for a fence to raise it; a fence raised one (take it at the next
 // site).
 bool Raise, Agreed;
-
-Window *window(MPI_Win H) {
-  uint32_t I;
-  if (!L || !decodeHandle(H, kHandleWin, &I) || I >= L->NWins)
-    return nullptr;
-  return &L->Wins[I];
-}
 
 // The layer's communicator over World[0..N) (world ranks, in this order),
 // made from its private communicator: the program's may have been freed.
@@ -134,11 +93,14 @@ uint32_t newWindow() {
     L->Wins = N;
     L->CapWins = Cap;
   }
+  // A slot a failed creation gave back may hold its fields.
+  memset(&L->Wins[L->NWins], 0, sizeof(Window));
   return L->NWins++;
 }
 
 int makeReal(Window &W, MPI_Info Info) {
-  int Err = W.Flavor == kDynamic
+  int Err = W.Flavor == kShared ? makeSharedWindow(W, Info)
+            : W.Flavor == kDynamic
                 ? PMPI_Win_create_dynamic(Info, W.RealComm, &W.Real)
                 : PMPI_Win_create(W.Base, W.Bytes, W.DispUnit, Info, W.RealComm,
                                   &W.Real);
@@ -148,8 +110,13 @@ int makeReal(Window &W, MPI_Info Info) {
     PMPI_Win_attach(W.Real, W.Regions[I].Base, W.Regions[I].Bytes);
   if (W.Name[0])
     PMPI_Win_set_name(W.Real, W.Name);
+  if (W.Errh)
+    PMPI_Win_set_errhandler(
+        W.Real, realErrhandler(handleFromBits<MPI_Errhandler>(W.Errh)));
   return MPI_SUCCESS;
 }
+
+} // namespace
 
 // Non-blocking protocol: a collective synchronisation of W (fence, create,
 // free). Members whose epochs differ, or whose checkpoint fell in the fence
@@ -209,15 +176,7 @@ int createWindow(uint8_t Flavor, void *Base, MPI_Aint Bytes, int DispUnit,
   return MPI_SUCCESS;
 }
 
-// Under the non-blocking protocol passive target and post/start epochs have
-// no synchronisation of all members to order them with the checkpoints.
-void nonBlockingOnly(const char *Fn) {
-  if (NonBlocking)
-    noteRefused(Fn, "one-sided passive target or post/start epochs under "
-                    "CCC_PROTOCOL=nonblocking: nothing orders their RMA with "
-                    "the target's checkpoint; CCC_PROTOCOL=blocking supports "
-                    "them");
-}
+namespace {
 
 int (*RealTake)();
 
@@ -252,8 +211,12 @@ int windowedTake() {
           if (W.Locks[T])
             PMPI_Win_flush(T, W.Real);
     }
-    // Every RMA call is complete at its target: no image before that.
+    // Every RMA call is complete at its target, and every store into a
+    // shared window made: no image before that.
     PMPI_Barrier(Private);
+    for (uint32_t I = 0; I < L->NWins; ++I)
+      if (L->Wins[I].Live && L->Wins[I].Flavor == kShared)
+        saveSharedWindow(L->Wins[I]);
   } else {
     for (uint32_t I = 0; I < L->NWins; ++I) {
       Window &W = L->Wins[I];
@@ -287,9 +250,41 @@ int windowedTake() {
 
 } // namespace
 
+Window *window(MPI_Win H) {
+  uint32_t I;
+  if (!L || !decodeHandle(H, kHandleWin, &I) || I >= L->NWins)
+    return nullptr;
+  return &L->Wins[I];
+}
+
+// Under the non-blocking protocol passive target and post/start epochs have
+// no synchronisation of all members to order them with the checkpoints.
+void nonBlockingOnly(const char *Fn) {
+  if (NonBlocking)
+    noteRefused(Fn, "one-sided passive target, post/start epochs or "
+                    "shared-memory windows under CCC_PROTOCOL=nonblocking: "
+                    "nothing orders their RMA, loads and stores with the "
+                    "target's checkpoint; CCC_PROTOCOL=blocking supports "
+                    "them");
+}
+
 MPI_Win realWin(MPI_Win H) {
   Window *W = window(H);
   return W ? W->Real : H;
+}
+
+MPI_Win programWin(MPI_Win Real) {
+  for (uint32_t I = 0; L && I < L->NWins; ++I)
+    if (L->Wins[I].Live && L->Wins[I].Real == Real)
+      return encodeHandle<MPI_Win>(kHandleWin, I);
+  return MPI_WIN_NULL;
+}
+
+void *programWinBase(MPI_Win H, void *Base) {
+  Window *W = window(H);
+  return W && W->Flavor == kShared && Base
+             ? static_cast<char *>(Base) + W->Shift
+             : Base;
 }
 
 void rebuildWindows() {
@@ -302,7 +297,10 @@ void rebuildWindows() {
     W.RealComm = commOfMembers(W.Size, W.WorldRanks);
     if (makeReal(W, MPI_INFO_NULL) != MPI_SUCCESS)
       fatal("could not re-create window %u", I);
+    replayWindowAttributes(handleBits(encodeHandle<MPI_Win>(kHandleWin, I)),
+                           false);
   }
+  replayWindowAttributes(0, true);
 }
 
 int (*windowTake(int (*Take)()))() {
@@ -336,14 +334,6 @@ using namespace ccc::mpi;
 namespace {
 // The window behind a program handle, for the calls below (Bypass: none).
 Window *win(MPI_Win H) { return Bypass ? nullptr : window(H); }
-// An RMA call on W: counted for the non-blocking protocol's check.
-MPI_Win rma(MPI_Win H) {
-  if (Window *W = win(H)) {
-    W->Ops++;
-    return W->Real;
-  }
-  return H;
-}
 } // namespace
 
 extern "C" {
@@ -427,6 +417,8 @@ int MPI_Win_free(MPI_Win *H) {
   PMPI_Comm_free(&W->RealComm);
   if (W->Flavor == kAllocated)
     __ccc_free(W->Base);
+  if (W->Flavor == kShared)
+    freeSharedWindow(*W);
   W->Live = false;
   *H = MPI_WIN_NULL;
   return MPI_SUCCESS;
@@ -450,6 +442,53 @@ MPI_Win MPI_Win_f2c(MPI_Fint F) {
 }
 #endif
 
+int MPI_Win_set_errhandler(MPI_Win H, MPI_Errhandler E) {
+  Window *W = win(H);
+  if (!W)
+    return PMPI_Win_set_errhandler(H, realErrhandler(E));
+  int R = PMPI_Win_set_errhandler(W->Real, realErrhandler(E));
+  if (R == MPI_SUCCESS)
+    W->Errh = handleBits(E);
+  return R;
+}
+
+int MPI_Win_call_errhandler(MPI_Win H, int Code) {
+  return PMPI_Win_call_errhandler(realWin(H), Code);
+}
+
+// The members, as a group of the program's made from MPI_COMM_WORLD's (the
+// communicator the window was made on may be gone when a restart makes
+// the group again).
+int MPI_Win_get_group(MPI_Win H, MPI_Group *Out) {
+  Window *W = win(H);
+  if (!W)
+    return PMPI_Win_get_group(H, Out);
+  MPI_Group World;
+  int R = MPI_Comm_group(MPI_COMM_WORLD, &World);
+  if (R != MPI_SUCCESS)
+    return R;
+  R = MPI_Group_incl(World, W->Size, W->WorldRanks, Out);
+  MPI_Group_free(&World);
+  return R;
+}
+
+int MPI_Win_get_info(MPI_Win H, MPI_Info *Out) {
+  Window *W = win(H);
+  if (!W)
+    return PMPI_Win_get_info(H, Out);
+  MPI_Info Real;
+  int R = PMPI_Win_get_info(W->Real, &Real);
+  if (R == MPI_SUCCESS)
+    adoptInfo(Real, Out);
+  return R;
+}
+
+// Hints only (MPI may ignore them): given to MPI, not set again after a
+// restart, as the info given at creation.
+int MPI_Win_set_info(MPI_Win H, MPI_Info Info) {
+  return PMPI_Win_set_info(realWin(H), realInfo(Info));
+}
+
 int MPI_Win_set_name(MPI_Win H, const char *Name) {
   Window *W = win(H);
   if (!W)
@@ -457,224 +496,4 @@ int MPI_Win_set_name(MPI_Win H, const char *Name) {
   snprintf(W->Name, sizeof(W->Name), "%s", Name);
   return PMPI_Win_set_name(W->Real, Name);
 }
-
-//===-- Synchronisation ---------------------------------------------------===//
-
-int MPI_Win_fence(int Assert, MPI_Win H) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_fence(Assert, H);
-  // A fence asserting MPI_MODE_NOPRECEDE closes no RMA call (every member
-  // asserts it): the intervals on both sides count as one for the check,
-  // which halves its cost for the NOPRECEDE/NOSUCCEED pattern.
-  if (NonBlocking && !(Assert & MPI_MODE_NOPRECEDE))
-    lineCheck(*W, "a fence was called");
-  int Err = PMPI_Win_fence(Assert, W->Real);
-  W->UsedFence = true;
-  W->FenceOpen = !(Assert & MPI_MODE_NOSUCCEED);
-  return Err;
-}
-
-int MPI_Win_lock(int Type, int Rank, int Assert, MPI_Win H) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_lock(Type, Rank, Assert, H);
-  nonBlockingOnly("MPI_Win_lock");
-  int Err = PMPI_Win_lock(Type, Rank, Assert, W->Real);
-  if (Err == MPI_SUCCESS && Rank >= 0 && Rank < W->Size && !W->Locks[Rank]) {
-    W->Locks[Rank] = Type;
-    W->Held++;
-  }
-  return Err;
-}
-
-int MPI_Win_unlock(int Rank, MPI_Win H) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_unlock(Rank, H);
-  int Err = PMPI_Win_unlock(Rank, W->Real);
-  if (Err == MPI_SUCCESS && Rank >= 0 && Rank < W->Size && W->Locks[Rank]) {
-    W->Locks[Rank] = 0;
-    W->Held--;
-  }
-  return Err;
-}
-
-int MPI_Win_lock_all(int Assert, MPI_Win H) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_lock_all(Assert, H);
-  nonBlockingOnly("MPI_Win_lock_all");
-  int Err = PMPI_Win_lock_all(Assert, W->Real);
-  if (Err == MPI_SUCCESS) {
-    W->LockAll = true;
-    W->LockAllAssert = Assert;
-  }
-  return Err;
-}
-
-int MPI_Win_unlock_all(MPI_Win H) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_unlock_all(H);
-  int Err = PMPI_Win_unlock_all(W->Real);
-  if (Err == MPI_SUCCESS)
-    W->LockAll = false;
-  return Err;
-}
-
-int MPI_Win_post(MPI_Group G, int Assert, MPI_Win H) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_post(realGroup(G), Assert, H);
-  nonBlockingOnly("MPI_Win_post");
-  int Err = PMPI_Win_post(realGroup(G), Assert, W->Real);
-  W->Posted = Err == MPI_SUCCESS;
-  return Err;
-}
-
-int MPI_Win_start(MPI_Group G, int Assert, MPI_Win H) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_start(realGroup(G), Assert, H);
-  nonBlockingOnly("MPI_Win_start");
-  int Err = PMPI_Win_start(realGroup(G), Assert, W->Real);
-  W->Started = Err == MPI_SUCCESS;
-  return Err;
-}
-
-int MPI_Win_complete(MPI_Win H) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_complete(H);
-  int Err = PMPI_Win_complete(W->Real);
-  W->Started = false;
-  return Err;
-}
-
-int MPI_Win_wait(MPI_Win H) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_wait(H);
-  int Err = PMPI_Win_wait(W->Real);
-  W->Posted = false;
-  return Err;
-}
-
-int MPI_Win_test(MPI_Win H, int *Flag) {
-  Window *W = win(H);
-  if (!W)
-    return PMPI_Win_test(H, Flag);
-  int Err = PMPI_Win_test(W->Real, Flag);
-  if (Err == MPI_SUCCESS && *Flag)
-    W->Posted = false;
-  return Err;
-}
-
-int MPI_Win_flush(int Rank, MPI_Win H) {
-  return PMPI_Win_flush(Rank, realWin(H));
-}
-int MPI_Win_flush_all(MPI_Win H) { return PMPI_Win_flush_all(realWin(H)); }
-int MPI_Win_flush_local(int Rank, MPI_Win H) {
-  return PMPI_Win_flush_local(Rank, realWin(H));
-}
-int MPI_Win_flush_local_all(MPI_Win H) {
-  return PMPI_Win_flush_local_all(realWin(H));
-}
-int MPI_Win_sync(MPI_Win H) { return PMPI_Win_sync(realWin(H)); }
-
-//===-- Communication -----------------------------------------------------===//
-
-int MPI_Put(const void *O, int OC, MPI_Datatype OT, int Rank, MPI_Aint Disp,
-            int TC, MPI_Datatype TT, MPI_Win H) {
-  return PMPI_Put(O, OC, realType(OT), Rank, Disp, TC, realType(TT), rma(H));
-}
-
-int MPI_Get(void *O, int OC, MPI_Datatype OT, int Rank, MPI_Aint Disp, int TC,
-            MPI_Datatype TT, MPI_Win H) {
-  return PMPI_Get(O, OC, realType(OT), Rank, Disp, TC, realType(TT), rma(H));
-}
-
-int MPI_Accumulate(const void *O, int OC, MPI_Datatype OT, int Rank,
-                   MPI_Aint Disp, int TC, MPI_Datatype TT, MPI_Op Op,
-                   MPI_Win H) {
-  return PMPI_Accumulate(O, OC, realType(OT), Rank, Disp, TC, realType(TT),
-                         realOp(Op), rma(H));
-}
-
-int MPI_Get_accumulate(const void *O, int OC, MPI_Datatype OT, void *Res,
-                       int RC, MPI_Datatype RT, int Rank, MPI_Aint Disp, int TC,
-                       MPI_Datatype TT, MPI_Op Op, MPI_Win H) {
-  return PMPI_Get_accumulate(O, OC, realType(OT), Res, RC, realType(RT), Rank,
-                             Disp, TC, realType(TT), realOp(Op), rma(H));
-}
-
-int MPI_Fetch_and_op(const void *O, void *Res, MPI_Datatype T, int Rank,
-                     MPI_Aint Disp, MPI_Op Op, MPI_Win H) {
-  return PMPI_Fetch_and_op(O, Res, realType(T), Rank, Disp, realOp(Op), rma(H));
-}
-
-int MPI_Compare_and_swap(const void *O, const void *Cmp, void *Res,
-                         MPI_Datatype T, int Rank, MPI_Aint Disp, MPI_Win H) {
-  return PMPI_Compare_and_swap(O, Cmp, Res, realType(T), Rank, Disp, rma(H));
-}
-
-// Request-based forms: a table slot over MPI's request, complete as far as
-// the layer is concerned (GComplete): the checkpoint waits for it after the
-// flushes, as for a completed generalized request, so no image holds an
-// RMA request open.
-#define CCC_RMA_REQUEST(CALL)                                                  \
-  if (Bypass)                                                                  \
-    return CALL(Out);                                                          \
-  Request *R;                                                                  \
-  MPI_Request Slot = newRequest(ReqKind::Generalized, &R);                     \
-  int Err = CALL(&R->Real);                                                    \
-  if (Err != MPI_SUCCESS) {                                                    \
-    releaseRequest(Slot);                                                      \
-    return Err;                                                                \
-  }                                                                            \
-  R->GComplete = true;                                                         \
-  *Out = Slot;                                                                 \
-  return MPI_SUCCESS;
-
-int MPI_Rput(const void *O, int OC, MPI_Datatype OT, int Rank, MPI_Aint Disp,
-             int TC, MPI_Datatype TT, MPI_Win H, MPI_Request *Out) {
-  auto Call = [&](MPI_Request *Q) {
-    return PMPI_Rput(O, OC, realType(OT), Rank, Disp, TC, realType(TT), rma(H),
-                     Q);
-  };
-  CCC_RMA_REQUEST(Call)
-}
-
-int MPI_Rget(void *O, int OC, MPI_Datatype OT, int Rank, MPI_Aint Disp, int TC,
-             MPI_Datatype TT, MPI_Win H, MPI_Request *Out) {
-  auto Call = [&](MPI_Request *Q) {
-    return PMPI_Rget(O, OC, realType(OT), Rank, Disp, TC, realType(TT), rma(H),
-                     Q);
-  };
-  CCC_RMA_REQUEST(Call)
-}
-
-int MPI_Raccumulate(const void *O, int OC, MPI_Datatype OT, int Rank,
-                    MPI_Aint Disp, int TC, MPI_Datatype TT, MPI_Op Op,
-                    MPI_Win H, MPI_Request *Out) {
-  auto Call = [&](MPI_Request *Q) {
-    return PMPI_Raccumulate(O, OC, realType(OT), Rank, Disp, TC, realType(TT),
-                            realOp(Op), rma(H), Q);
-  };
-  CCC_RMA_REQUEST(Call)
-}
-
-int MPI_Rget_accumulate(const void *O, int OC, MPI_Datatype OT, void *Res,
-                        int RC, MPI_Datatype RT, int Rank, MPI_Aint Disp,
-                        int TC, MPI_Datatype TT, MPI_Op Op, MPI_Win H,
-                        MPI_Request *Out) {
-  auto Call = [&](MPI_Request *Q) {
-    return PMPI_Rget_accumulate(O, OC, realType(OT), Res, RC, realType(RT),
-                                Rank, Disp, TC, realType(TT), realOp(Op),
-                                rma(H), Q);
-  };
-  CCC_RMA_REQUEST(Call)
-}
-#undef CCC_RMA_REQUEST
 }
