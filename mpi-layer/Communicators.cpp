@@ -129,6 +129,7 @@ int makeCommunicator(Object &O) {
   }
   case Recipe::ErrhCreate:
   case Recipe::WinErrhCreate:
+  case Recipe::FileErrhCreate:
     return makeErrhandler(O);
   default:
     return MPI_ERR_INTERN;

@@ -109,16 +109,45 @@ void errorAdd(uint8_t Op, int Arg, int Result, const char *Str) {
 
 } // namespace
 
+// A file's program handle: the open file object over MPI's Real (the
+// handler set on MPI_FILE_NULL runs with it).
+MPI_File programFile(MPI_File Real) {
+  for (uint32_t I = L->NObjs; Real != MPI_FILE_NULL && I-- > 0;) {
+    const Object &O = L->Objs[I];
+    if (O.Kind == ObjKind::File && O.How == Recipe::FileOpen && O.Live &&
+        O.Real.File == Real)
+      return objectHandle<MPI_File>(I);
+  }
+  return Real;
+}
+
+Object *handlerOfFile(MPI_File Real) {
+  MPI_Errhandler E;
+  if (PMPI_File_get_errhandler(Real, &E) != MPI_SUCCESS)
+    return nullptr;
+  return handlerFor(E);
+}
+
+void callProgramFileHandler(MPI_File *Real, int *Code, ...) {
+  Object *O = handlerOfFile(*Real);
+  if (!O)
+    fatal("an MPI error handler ran on a file whose handler ccc does not "
+          "know (error code %d)",
+          *Code);
+  MPI_File F = programFile(*Real);
+  reinterpret_cast<MPI_File_errhandler_function *>(O->Fn)(&F, Code);
+}
+
 int makeErrhandler(Object &O) {
+  if (O.How == Recipe::FileErrhCreate)
+    return PMPI_File_create_errhandler(callProgramFileHandler, &O.Real.Errh);
   if (O.How == Recipe::WinErrhCreate)
     return PMPI_Win_create_errhandler(callProgramWinHandler, &O.Real.Errh);
   return PMPI_Comm_create_errhandler(callProgramHandler, &O.Real.Errh);
 }
 
-int createErrhandler(void *Fn, bool Fortran, MPI_Errhandler *Out,
-                     bool ForWindows) {
-  uint32_t Idx = newObject(ObjKind::Errh, ForWindows ? Recipe::WinErrhCreate
-                                                     : Recipe::ErrhCreate);
+int createErrhandler(void *Fn, bool Fortran, MPI_Errhandler *Out, Recipe How) {
+  uint32_t Idx = newObject(ObjKind::Errh, How);
   Object &O = L->Objs[Idx];
   O.Fn = reinterpret_cast<MPI_User_function *>(Fn);
   O.Fortran = Fortran;
@@ -232,7 +261,8 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *Fn,
                               MPI_Errhandler *Out) {
   if (Bypass || !L)
     return PMPI_Win_create_errhandler(Fn, Out);
-  return createErrhandler(reinterpret_cast<void *>(Fn), false, Out, true);
+  return createErrhandler(reinterpret_cast<void *>(Fn), false, Out,
+                          Recipe::WinErrhCreate);
 }
 
 // As for communicators: a program's handler comes back as its ccc handle.
@@ -242,6 +272,25 @@ int MPI_Win_get_errhandler(MPI_Win W, MPI_Errhandler *Out) {
   Object *O = handlerOfWin(realWin(W));
   if (!O)
     return PMPI_Win_get_errhandler(realWin(W), Out);
+  O->Refs++;
+  *Out = objectHandle<MPI_Errhandler>((uint32_t)(O - L->Objs));
+  return MPI_SUCCESS;
+}
+
+int MPI_File_create_errhandler(MPI_File_errhandler_function *Fn,
+                               MPI_Errhandler *Out) {
+  if (Bypass || !L)
+    return PMPI_File_create_errhandler(Fn, Out);
+  return createErrhandler(reinterpret_cast<void *>(Fn), false, Out,
+                          Recipe::FileErrhCreate);
+}
+
+int MPI_File_get_errhandler(MPI_File F, MPI_Errhandler *Out) {
+  if (Bypass || !L)
+    return PMPI_File_get_errhandler(F, Out);
+  Object *O = handlerOfFile(realFile(F));
+  if (!O)
+    return PMPI_File_get_errhandler(realFile(F), Out);
   O->Refs++;
   *Out = objectHandle<MPI_Errhandler>((uint32_t)(O - L->Objs));
   return MPI_SUCCESS;

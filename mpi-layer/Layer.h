@@ -114,8 +114,10 @@ enum class Recipe : uint8_t {
   // Files.cpp: MPI_File_open, MPI_File_set_view.
   FileOpen,
   FileView,
-  // Errhandlers.cpp: MPI_Win_create_errhandler (Object::Fn).
+  // Errhandlers.cpp: MPI_Win_create_errhandler, MPI_File_create_errhandler
+  // (Object::Fn).
   WinErrhCreate,
+  FileErrhCreate,
 };
 
 struct Object {
@@ -684,7 +686,7 @@ int makeCommunicator(Object &O);
 int makeErrhandler(Object &O); // Errhandlers.cpp
 // A ccc error handler calling Fn (Fortran: handles as MPI_Fint).
 int createErrhandler(void *Fn, bool Fortran, MPI_Errhandler *Out,
-                     bool ForWindows = false);
+                     Recipe How = Recipe::ErrhCreate);
 void freeOther(Object &O);
 // The tag of the layer's collectives on a new communicator, agreed by all
 // its members (both groups of an inter-communicator).

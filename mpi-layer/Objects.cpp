@@ -197,6 +197,7 @@ int make(Object &O) {
   case Recipe::InfoCreate:
   case Recipe::ErrhCreate:
   case Recipe::WinErrhCreate:
+  case Recipe::FileErrhCreate:
     return makeCommunicator(O);
   case Recipe::FileOpen:
   case Recipe::FileView:

@@ -5,7 +5,8 @@
 //              codes do), collective writes through the individual pointer
 //              (write_all, and its split form every other time);
 //   log.txt    a line per rank per output through write_ordered (the
-//              shared pointer), emptied with set_size at the start;
+//              shared pointer), emptied with set_size at the start; its
+//              error handler is the program's, called at every output;
 //   rank.R.dat each rank's own file on MPI_COMM_SELF, a non-blocking write
 //              left open across the next site (waited for after it).
 // At the end every rank reads field.dat back (read_at_all), rank 0 prints
@@ -29,6 +30,16 @@ static void check(int Err, const char *What) {
     fprintf(stderr, "%s: %s\n", What, Msg);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+}
+
+// log.txt's error handler, one of the program's: called by
+// MPI_File_call_errhandler at every output, with the program's handle.
+static MPI_File LogFile;
+static long Handled;
+static void onLogError(MPI_File *F, int *Code, ...) {
+  if (*F != LogFile || *Code != MPI_ERR_OTHER)
+    MPI_Abort(MPI_COMM_WORLD, 5);
+  ++Handled;
 }
 
 int main(int argc, char **argv) {
@@ -80,6 +91,11 @@ int main(int argc, char **argv) {
                       MPI_INFO_NULL, &Log),
         "open log.txt");
   check(MPI_File_set_size(Log, 0), "set_size log.txt"); // a fresh log
+  MPI_Errhandler LogErrors;
+  MPI_File_create_errhandler(onLogError, &LogErrors);
+  MPI_File_set_errhandler(Log, LogErrors);
+  MPI_Errhandler_free(&LogErrors); // the file keeps it
+  LogFile = Log;
   char Name[32];
   snprintf(Name, sizeof(Name), "rank.%d.dat", Rank);
   check(MPI_File_open(MPI_COMM_SELF, Name, MPI_MODE_CREATE | MPI_MODE_RDWR,
@@ -154,6 +170,7 @@ int main(int argc, char **argv) {
     check(MPI_File_iwrite_at(Mine, End, Stamp, 2, MPI_DOUBLE, &Pending),
           "iwrite_at");
     ++Outputs;
+    MPI_File_call_errhandler(Log, MPI_ERR_OTHER);
   }
   if (Pending != MPI_REQUEST_NULL)
     MPI_Wait(&Pending, MPI_STATUS_IGNORE);
@@ -190,9 +207,9 @@ int main(int argc, char **argv) {
     Check += All[K] * (1 + K % 13);
   if (Rank == 0)
     printf("outputs %ld field %lld bytes log %lld bytes rank file %lld bytes "
-           "position %lld checksum %.12f\n",
+           "position %lld checksum %.12f handled %ld\n",
            Outputs, (long long)FieldSize, (long long)LogSize,
-           (long long)MineSize, (long long)Pos, Check);
+           (long long)MineSize, (long long)Pos, Check, Handled);
   MPI_Type_free(&Column);
   MPI_Comm_free(&Grid);
   free(All);
