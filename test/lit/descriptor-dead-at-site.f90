@@ -15,10 +15,6 @@
 ! descriptor split into its fields by the optimizer, as nothing else sees
 ! it). The arrays' length n is a module variable: inlined, the loops' guards
 ! read it after the site, where the pass recomputes them.
-! flang 22: the pass names the dead allocatables (the strings are in the
-! output) but no __ccc_dead_at_site call reaches it, so images keep them
-! (correct, larger); not investigated yet (issue 25).
-! XFAIL: llvm22
 ! RUN: %flang -O2 -fpass-plugin=%plugin -S -emit-llvm %s -o - \
 ! RUN:   | FileCheck %s --implicit-check-not='(module m)'
 ! RUN: %flang -O2 -mllvm -inline-threshold=-1000 -fpass-plugin=%plugin \
@@ -30,9 +26,10 @@
 ! CHECK: c"scr (main program)\00"
 ! CHECK-LABEL: define void @_QQmain(
 ! unew from one element past its lower bound (unew(1); unew(0) is a ghost
-! cell), n elements, if the checks hold:
+! cell), n elements, if the checks hold (LLVM 22 prints the constant GEP
+! inbounds nuw):
 ! CHECK: %[[U:.*]] = load ptr, ptr @_QMmEunew
-! CHECK: %[[LB:.*]] = load i64, ptr getelementptr inbounds (i8, ptr @_QMmEunew, i64 24)
+! CHECK: %[[LB:.*]] = load i64, ptr getelementptr inbounds {{(nuw )?}}(i8, ptr @_QMmEunew, i64 24)
 ! CHECK: %[[LB8:.*]] = shl i64 %[[LB]], 3
 ! CHECK: %[[OFF:.*]] = sub i64 8, %[[LB8]]
 ! CHECK: %[[OK:.*]] = select i1 %{{.*}}, i64 %{{.*}}, i64 0
