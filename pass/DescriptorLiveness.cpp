@@ -39,6 +39,7 @@
 // would see in callees already processed). Not at -O0.
 //
 //===----------------------------------------------------------------------===//
+#include "Compat.h"
 #include "CccPasses.h"
 #include "Overwrites.h"
 
@@ -566,10 +567,9 @@ std::string Analysis::place(const Value &G) {
   if (auto *A = dyn_cast<AllocaInst>(&G)) {
     // The variable's name where debug information gives it.
     std::string In = " (in " + procedureName(*A->getFunction()) + ")";
-    for (DbgVariableRecord *R : findDVRDeclares(const_cast<AllocaInst *>(A)))
-      return R->getVariable()->getName().str() + In;
-    for (DbgDeclareInst *D : findDbgDeclares(const_cast<AllocaInst *>(A)))
-      return D->getVariable()->getName().str() + In;
+    StringRef Var = debugVariableName(*const_cast<AllocaInst *>(A));
+    if (!Var.empty())
+      return Var.str() + In;
     return "an allocatable" + In;
   }
   // flang's names: _QM<module>E<name>, _QFE<name> (main program),

@@ -33,6 +33,7 @@
 // dependent .llvm_stackmaps format instead of one array of records.
 //
 //===----------------------------------------------------------------------===//
+#include "Compat.h"
 #include "CccPasses.h"
 #include "Locals.h"
 
@@ -192,7 +193,7 @@ bool buildTable(Function &F) {
   LLVMContext &Ctx = F.getContext();
   Module &M = *F.getParent();
   const DataLayout &DL = M.getDataLayout();
-  Function *Escape = Intrinsic::getDeclaration(&M, Intrinsic::localescape);
+  Function *Escape = intrinsicDeclaration(M, Intrinsic::localescape);
   // localescape must follow the static allocas in the entry block.
   Instruction *At = &*F.getEntryBlock().getFirstNonPHIOrDbgOrAlloca();
   CallInst::Create(Escape->getFunctionType(), Escape,

@@ -39,6 +39,7 @@
 // still one loop, not a vector body plus a remainder. Not at -O0.
 //
 //===----------------------------------------------------------------------===//
+#include "Compat.h"
 #include "CccPasses.h"
 #include "Locals.h"
 #include "Overwrites.h"
@@ -214,7 +215,9 @@ PreservedAnalyses ccc::HeapLivenessPass::run(Function &F,
   auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
   auto &LI = FAM.getResult<LoopAnalysis>(F);
   auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
-  SCEVExpander Exp(SE, F.getParent()->getDataLayout(), "ccc.dead");
+  std::unique_ptr<SCEVExpander> ExpOwner =
+      makeExpander(SE, F.getParent()->getDataLayout(), "ccc.dead");
+  SCEVExpander &Exp = *ExpOwner;
   struct Dead {
     CallInst *Site, *Alloc;
     SmallVector<GuardAssumption, 2> Assume;

@@ -1,5 +1,6 @@
 //===- Locals.cpp - Facts about a function's locals -----------------------===//
 #include "Locals.h"
+#include "Compat.h"
 
 #include "ccc/abi.h"
 
@@ -31,16 +32,10 @@ const SCEV *localBytesSCEV(const AllocaInst &V, ScalarEvolution &SE) {
 std::string localPlace(AllocaInst &V) {
   std::string S;
   raw_string_ostream OS(S);
-  StringRef Name = V.getName();
-  for (DbgVariableRecord *R : findDVRDeclares(&V))
-    Name = R->getVariable()->getName();
-  for (DbgDeclareInst *D : findDbgDeclares(&V))
-    Name = D->getVariable()->getName();
   // Assignment tracking (clang -O -g) marks the alloca with dbg_assign.
-  for (DbgVariableRecord *R : at::getDVRAssignmentMarkers(&V))
-    Name = R->getVariable()->getName();
-  for (DbgAssignIntrinsic *D : at::getAssignmentMarkers(&V))
-    Name = D->getVariable()->getName();
+  StringRef Name = debugVariableName(V);
+  if (Name.empty())
+    Name = V.getName();
   if (Name.empty())
     OS << "a local of " << *V.getAllocationSize(V.getDataLayout()) << " bytes";
   else

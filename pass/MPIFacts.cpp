@@ -13,6 +13,7 @@
 // (its memory walks are bounded).
 //
 //===----------------------------------------------------------------------===//
+#include "Compat.h"
 #include "CccPasses.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -62,10 +63,7 @@ PreservedAnalyses ccc::MPIFactsPass::run(Module &M, ModuleAnalysisManager &) {
     if (!F || !F->isDeclaration() || F->arg_size() != 2 ||
         !F->getArg(1)->getType()->isPointerTy())
       continue;
-    if (!F->hasParamAttribute(1, Attribute::NoCapture)) {
-      F->addParamAttr(1, Attribute::NoCapture);
-      Changed = true;
-    }
+    Changed |= addNoCapture(*F, 1);
     SmallVector<CallInst *, 4> Calls;
     for (User *U : F->users())
       if (auto *CI = dyn_cast<CallInst>(U); CI && CI->getCalledFunction() == F)

@@ -72,7 +72,7 @@ static bool isLeafCallTaking(const CallBase &CB, const Value *V) {
   for (unsigned I = 0; I < CB.arg_size(); ++I)
     if (CB.getArgOperand(I) == V &&
         (I >= Callee->arg_size() ||
-         !Callee->hasParamAttribute(I, Attribute::NoCapture)))
+         !Callee->getArg(I)->hasNoCaptureAttr()))
       return false;
   return true;
 }

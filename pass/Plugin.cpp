@@ -18,7 +18,12 @@
 #include "CccPasses.h"
 
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Config/llvm-config.h"
+#if LLVM_VERSION_MAJOR >= 22
+#include "llvm/Plugins/PassPlugin.h"
+#else
 #include "llvm/Passes/PassPlugin.h"
+#endif
 
 using namespace llvm;
 
@@ -39,8 +44,10 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   MPM.addPass(ccc::CheckpointSitesPass());
                   MPM.addPass(ccc::MPIFactsPass());
                 });
+            // The optimizer's callbacks also get the LTO phase since LLVM
+            // 20: `auto...` takes it there and nothing under 19.
             PB.registerOptimizerEarlyEPCallback(
-                [](ModulePassManager &MPM, OptimizationLevel) {
+                [](ModulePassManager &MPM, OptimizationLevel, auto...) {
                   MPM.addPass(ccc::DescriptorLivenessPass());
                 });
             PB.registerVectorizerStartEPCallback(
@@ -49,7 +56,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   FPM.addPass(ccc::FrameLivenessPass());
                 });
             PB.registerOptimizerLastEPCallback(
-                [](ModulePassManager &MPM, OptimizationLevel) {
+                [](ModulePassManager &MPM, OptimizationLevel, auto...) {
                   MPM.addPass(ccc::GlobalTablePass());
                   MPM.addPass(ccc::FrameTablePass());
                 });

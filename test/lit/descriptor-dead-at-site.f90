@@ -26,9 +26,10 @@
 ! CHECK: c"scr (main program)\00"
 ! CHECK-LABEL: define void @_QQmain(
 ! unew from one element past its lower bound (unew(1); unew(0) is a ghost
-! cell), n elements, if the checks hold:
+! cell), n elements, if the checks hold (LLVM 22 prints the constant GEP
+! inbounds nuw):
 ! CHECK: %[[U:.*]] = load ptr, ptr @_QMmEunew
-! CHECK: %[[LB:.*]] = load i64, ptr getelementptr inbounds (i8, ptr @_QMmEunew, i64 24)
+! CHECK: %[[LB:.*]] = load i64, ptr getelementptr inbounds {{(nuw )?}}(i8, ptr @_QMmEunew, i64 24)
 ! CHECK: %[[LB8:.*]] = shl i64 %[[LB]], 3
 ! CHECK: %[[OFF:.*]] = sub i64 8, %[[LB8]]
 ! CHECK: %[[OK:.*]] = select i1 %{{.*}}, i64 %{{.*}}, i64 0

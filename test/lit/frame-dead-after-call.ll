@@ -41,7 +41,7 @@ declare void @llvm.lifetime.end.p0(i64, ptr)
 ; CHECK:       ret void
 
 ; ASM-LABEL:   caller:
-; ASM:         .set .Lcaller$frame_escape_0, [[OFF:[0-9]+]]
+; ASM:         {{(.set )?}}.Lcaller$frame_escape_0{{(, | = )}}[[OFF:[0-9]+]]
 ; ASM:         [[BEFORE:.Ltmp[0-9]+]]:
 ; ASM-NEXT:    #NO_APP
 ; ASM-NEXT:    movq

@@ -17,3 +17,6 @@ config.substitutions.append(
 config.substitutions.append(
     ("%clangxx", f"clang++ -I{config.ccc_include}"))
 config.substitutions.append(("%flang", "flang-new"))
+# llvm19, llvm22: the LLVM of the plugin and tools under test, for what
+# differs between them (XFAIL: llvm22).
+config.available_features.add(f"llvm{config.llvm_major}")

@@ -25,7 +25,8 @@ cc="$work/prefix/bin/ckpt-cc"
   fail "ckpt-c++ -show: $("$work/prefix/bin/ckpt-c++" -show x.cpp)"
 "$work/prefix/bin/ckpt-fc" -show x.f90 | grep -q "^flang-new-19 .*-I$work/prefix/include/ccc/fortran" ||
   fail "ckpt-fc -show lacks the Fortran module directory"
-CCC_CXX=my-cxx "$work/prefix/bin/ckpt-c++" -show x.cpp | grep -q "^my-cxx " ||
+ln -s "$(command -v clang++-19)" "$work/my-cxx"
+CCC_CXX="$work/my-cxx" "$work/prefix/bin/ckpt-c++" -show x.cpp | grep -q "^$work/my-cxx " ||
   fail "CCC_CXX does not override the compiler"
 "$cc" -O2 -c -o "$work/f.o" "$src/test/rt/bad_input/forced_checkpoints.c"
 "$cc" -O2 -o "$work/forced" "$work/f.o"
