@@ -199,6 +199,15 @@ using namespace ccc::mpi;
 
 namespace {
 
+// A handler the program created, as *_get_errhandler returns it: its ccc
+// handle, counted so that freeing this reference leaves the program's own
+// one valid.
+int programHandler(Object &O, MPI_Errhandler *Out) {
+  O.Refs++;
+  *Out = objectHandle<MPI_Errhandler>((uint32_t)(&O - L->Objs));
+  return MPI_SUCCESS;
+}
+
 void record(MPI_Comm C, MPI_Errhandler E) {
   uint64_t Comm = handleBits(C);
   // A later setting of the same communicator before any new object
@@ -244,17 +253,12 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *Fn,
   return createErrhandler(reinterpret_cast<void *>(Fn), false, Out);
 }
 
-// A handler the program created comes back as its ccc handle, counted so
-// that freeing this reference leaves the program's own one valid.
 int MPI_Comm_get_errhandler(MPI_Comm C, MPI_Errhandler *Out) {
   if (Bypass || !L)
     return PMPI_Comm_get_errhandler(C, Out);
   Object *O = handlerOf(realComm(C));
-  if (!O)
-    return PMPI_Comm_get_errhandler(realComm(C), Out);
-  O->Refs++;
-  *Out = objectHandle<MPI_Errhandler>((uint32_t)(O - L->Objs));
-  return MPI_SUCCESS;
+  return O ? programHandler(*O, Out)
+           : PMPI_Comm_get_errhandler(realComm(C), Out);
 }
 
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function *Fn,
@@ -265,16 +269,11 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *Fn,
                           Recipe::WinErrhCreate);
 }
 
-// As for communicators: a program's handler comes back as its ccc handle.
 int MPI_Win_get_errhandler(MPI_Win W, MPI_Errhandler *Out) {
   if (Bypass || !L)
     return PMPI_Win_get_errhandler(W, Out);
   Object *O = handlerOfWin(realWin(W));
-  if (!O)
-    return PMPI_Win_get_errhandler(realWin(W), Out);
-  O->Refs++;
-  *Out = objectHandle<MPI_Errhandler>((uint32_t)(O - L->Objs));
-  return MPI_SUCCESS;
+  return O ? programHandler(*O, Out) : PMPI_Win_get_errhandler(realWin(W), Out);
 }
 
 int MPI_File_create_errhandler(MPI_File_errhandler_function *Fn,
@@ -289,11 +288,8 @@ int MPI_File_get_errhandler(MPI_File F, MPI_Errhandler *Out) {
   if (Bypass || !L)
     return PMPI_File_get_errhandler(F, Out);
   Object *O = handlerOfFile(realFile(F));
-  if (!O)
-    return PMPI_File_get_errhandler(realFile(F), Out);
-  O->Refs++;
-  *Out = objectHandle<MPI_Errhandler>((uint32_t)(O - L->Objs));
-  return MPI_SUCCESS;
+  return O ? programHandler(*O, Out)
+           : PMPI_File_get_errhandler(realFile(F), Out);
 }
 
 int MPI_Errhandler_free(MPI_Errhandler *E) {
