@@ -9,7 +9,7 @@
 // error handler (MPI_ERRORS_RETURN, then one of the program's, called with
 // MPI_Win_call_errhandler), group, info (hints set by MPI_Win_set_info) and
 // MPI_WIN_BASE/MPI_WIN_SIZE are checked after every restart.
-//   usage: rma_shared STEPS
+//   usage: rma_shared STEPS [one]
 // Rank 0 prints checksums of every part (read through its own pointers).
 #include "ccc.h"
 
@@ -48,19 +48,39 @@ int main(int argc, char **argv) {
   MPI_Comm_size(Node, &Size);
   int Left = (Rank + Size - 1) % Size, Right = (Rank + 1) % Size;
 
-  // Parts of unequal size, so that the layout is not a plain stride.
-  int N = 64 + 24 * Rank;
+  // Parts of unequal size, so that the layout is not a plain stride. With
+  // "one", rank 0 allocates every rank's cells and the others none, as
+  // codes sharing one array do; each finds its cells in rank 0's part.
+  int One = argc > 2 && strcmp(argv[2], "one") == 0;
+  int N = 64 + 24 * Rank, NL = 64 + 24 * Left, NR = 64 + 24 * Right;
+  int Total = 0, Before = 0;
+  for (int P = 0; P < Size; ++P) {
+    Before += P < Rank ? 64 + 24 * P : 0;
+    Total += 64 + 24 * P;
+  }
   double *Mine;
   MPI_Win Win;
-  MPI_Win_allocate_shared(N * sizeof(double), sizeof(double), MPI_INFO_NULL,
-                          Node, &Mine, &Win);
+  MPI_Win_allocate_shared((One ? (Rank == 0 ? Total : 0) : N) * sizeof(double),
+                          sizeof(double), MPI_INFO_NULL, Node, &Mine, &Win);
   MPI_Aint Bytes;
-  int Unit, NL, NR;
+  int Unit;
   double *L, *R;
-  MPI_Win_shared_query(Win, Left, &Bytes, &Unit, &L);
-  NL = (int)(Bytes / sizeof(double));
-  MPI_Win_shared_query(Win, Right, &Bytes, &Unit, &R);
-  NR = (int)(Bytes / sizeof(double));
+  if (One) {
+    double *All;
+    MPI_Win_shared_query(Win, 0, &Bytes, &Unit, &All);
+    if (Bytes != Total * (MPI_Aint)sizeof(double))
+      fail("rank 0's part");
+    Mine = All + Before;
+    L = Rank > 0 ? Mine - NL : All + Total - NL;
+    R = Rank + 1 < Size ? Mine + N : All;
+  } else {
+    MPI_Win_shared_query(Win, Left, &Bytes, &Unit, &L);
+    if (Bytes != NL * (MPI_Aint)sizeof(double))
+      fail("left part");
+    MPI_Win_shared_query(Win, Right, &Bytes, &Unit, &R);
+    if (Bytes != NR * (MPI_Aint)sizeof(double))
+      fail("right part");
+  }
   for (int I = 0; I < N; ++I)
     Mine[I] = (double)((Rank * 131 + I * 17) % 23);
   double *Next = malloc(N * sizeof(double));
