@@ -249,8 +249,10 @@ def main():
     ap.add_argument("--np", default="1,2")
     ap.add_argument("--prefix", default=os.path.join(TOP, "build", "install"))
     ap.add_argument("--programs")
+    ap.add_argument("--runs", type=int,
+                    help="hyperfine runs per build (full mode: 5)")
     a = ap.parse_args()
-    runs = 5 if a.mode == "full" else 1
+    runs = a.runs or (5 if a.mode == "full" else 1)
     cc = os.path.join(a.prefix, "bin", "ckpt-cc")
     if not os.access(cc, os.X_OK):
         sys.exit("%s: %s not found (run scripts/build.sh)" % (sys.argv[0], cc))
