@@ -107,14 +107,15 @@ bool commitVersion(uint64_t V, bool AllOk, const char *What) {
   injectBeforeCommit();
   // The record names the protocol: a restart continues under it.
   if (!writeCommit(storeDir(), storeName(), V, L->Size, Err, sizeof(Err),
-                   NonBlocking ? "nonblocking" : "blocking")) {
+                   NonBlocking ? "nonblocking" : "blocking",
+                   L->ThreadRequested)) {
     logMessage("checkpoint %llu not committed: %s; the previous committed "
                "checkpoint is kept",
                (unsigned long long)V, Err);
     return false;
   }
   noteCommitted(V);
-  pruneVersions(storeDir(), storeName(), keepVersions());
+  pruneVersions(storeDir(), imageDir(), storeName(), keepVersions(), true);
   CCC_INFO("checkpoint %llu committed (%d ranks)", (unsigned long long)V,
            L->Size);
   return true;

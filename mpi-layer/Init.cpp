@@ -134,6 +134,8 @@ void initMpi(int Required) {
       ((uint32_t)Rank != processRank() || (uint32_t)Size != processCount()))
     fatal("MPI says rank %d of %d, the launcher's environment said %u of %u",
           Rank, Size, processRank(), processCount());
+  if (Launched && nodeLocalStorage())
+    nodeLocalInit();
 }
 
 uint64_t allReduce(uint64_t V, MPI_Op Op) {
@@ -154,6 +156,24 @@ void initForRestart(const void *Blob, size_t Len) {
 }
 
 uint64_t allMin(uint64_t Local) { return allReduce(Local, MPI_MIN); }
+
+// Node-local storage: this host may hold none of this rank's images (a
+// spare that replaces a lost host), so the thread level comes from the
+// newest commit record, which rank 0 wrote to the shared CCC_DIR.
+void gatherImages(const uint64_t *Versions, int N) {
+  int Required = MPI_THREAD_SINGLE;
+  for (int I = 0; I < N; ++I)
+    if (int T = commitThread(storeDir(), storeName(), Versions[I]); T >= 0) {
+      Required = T;
+      break;
+    }
+  initMpi(Required);
+  nodeLocalGather(Versions, N);
+}
+
+bool imageWritten(const char *Path, char *Why, size_t Cap) {
+  return partnerCopy(Path, Why, Cap);
+}
 
 void afterRestore() {
   L = static_cast<LayerState *>(parallelState());
@@ -255,7 +275,8 @@ void abortJob() {
 
 ParallelLayer Hooks = {launchRank,   initForRestart, allMin,
                        afterRestore, site,           stateBlob,
-                       checkVersion, duringWrite,    abortJob};
+                       checkVersion, duringWrite,    imageWritten,
+                       gatherImages, abortJob};
 
 // Registered before main, so the runtime knows the job is parallel.
 // With CCC_DISABLE=1 (read as the runtime's entry does) the layer stays out

@@ -352,6 +352,15 @@ constexpr uint64_t kStateMagic = 0x32696d6363636363ULL;
 // The state (null before MPI_Init), and per-process facts.
 extern LayerState *L;
 extern MPI_Comm Private; // the layer's own communicator (a dup of WORLD)
+
+// Node-local storage (NodeLocal.cpp, CCC_LOCAL_DIR): partners and their
+// receiver, set up collectively after MPI is initialised; a copy of one of
+// this rank's files to its partner (true when durable there, or when there
+// is no partner); on restart, the files brought to the hosts that need
+// them (collective).
+void nodeLocalInit();
+bool partnerCopy(const char *Path, char *Why, size_t Cap);
+void nodeLocalGather(const uint64_t *Versions, int N);
 extern bool Active;      // between MPI_Init and MPI_Finalize
 extern bool Restoring;   // true while a restart rebuilds objects
 // CCC_DISABLE=1: the program runs without ccc, so every call the layer

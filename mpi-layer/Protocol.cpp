@@ -146,7 +146,7 @@ bool writeAll(int Fd, const void *P, size_t N) {
 
 bool writeLogFile(uint64_t Version) {
   char Path[kPathMax], Tmp[kPathMax + 8];
-  logPath(Path, storeDir(), storeName(), Version, L->Rank);
+  logPath(Path, imageDir(), storeName(), Version, L->Rank);
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Path);
   int Fd = open(Tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (Fd < 0) {
@@ -160,10 +160,16 @@ bool writeLogFile(uint64_t Version) {
             fsync(Fd) == 0;
   int E = errno;
   close(Fd);
-  if (!Ok || !publish(Tmp, Path, storeDir())) {
+  if (!Ok || !publish(Tmp, Path, imageDir())) {
     logMessage("checkpoint %llu: cannot write %s: %s",
                (unsigned long long)Version, Path, strerror(E));
     unlink(Tmp);
+    return false;
+  }
+  char Why[kPathMax + 256];
+  if (!partnerCopy(Path, Why, sizeof(Why))) {
+    logMessage("checkpoint %llu: %s", (unsigned long long)Version, Why);
+    unlink(Path);
     return false;
   }
   return true;
@@ -172,7 +178,7 @@ bool writeLogFile(uint64_t Version) {
 // Reads and checks a log file; the payload is returned in libc memory.
 char *readLogFile(uint64_t Version, size_t *Len, char *Why, size_t Cap) {
   char Path[kPathMax];
-  logPath(Path, storeDir(), storeName(), Version, processRank());
+  logPath(Path, imageDir(), storeName(), Version, processRank());
   int Fd = open(Path, O_RDONLY | O_CLOEXEC);
   if (Fd < 0) {
     snprintf(Why, Cap, "message log %s: %s", Path, strerror(errno));

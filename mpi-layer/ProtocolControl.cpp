@@ -360,9 +360,9 @@ void onLogged(int From, uint32_t E, Outcome O, int Finisher) {
 void abandonVersion(uint64_t V, int Finisher) {
   char Path[kPathMax];
   for (int Q = 0; Q < L->Size; ++Q) {
-    imagePath(Path, storeDir(), storeName(), V, Q);
+    imagePath(Path, imageDir(), storeName(), V, Q);
     unlink(Path);
-    logPath(Path, storeDir(), storeName(), V, Q);
+    logPath(Path, imageDir(), storeName(), V, Q);
     unlink(Path);
   }
   CCC_INFO("checkpoint %llu abandoned: rank %d reached MPI_Finalize before "

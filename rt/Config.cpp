@@ -48,6 +48,12 @@ void configInit() {
   if (strlen(Dir) >= sizeof(Cfg.Dir) - 64)
     fatal("CCC_DIR is too long");
   strcpy(Cfg.Dir, Dir);
+  Cfg.LocalDir[0] = 0;
+  if (const char *Local = env("CCC_LOCAL_DIR"); Local && *Local) {
+    if (strlen(Local) >= sizeof(Cfg.LocalDir) - 64)
+      fatal("CCC_LOCAL_DIR is too long");
+    strcpy(Cfg.LocalDir, Local);
+  }
 
   const char *Name = env("CCC_NAME");
   char Exe[PATH_MAX];

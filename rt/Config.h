@@ -17,6 +17,7 @@ enum class UnsavedPolicy { Error, Warn, Ignore };
 
 struct Config {
   char Dir[4096];
+  char LocalDir[4096]; // CCC_LOCAL_DIR, empty if unset
   char Name[256];
   double Interval; // seconds, 0 = off (or auto: Mtbf > 0)
   double Mtbf;     // CCC_MTBF seconds, for CCC_INTERVAL=auto

@@ -40,6 +40,16 @@ struct ParallelLayer {
   // communication library move the messages other ranks wait for (a large
   // send's rendezvous needs its sender's progress). May be null.
   void (*duringWrite)();
+  // Node-local storage (CCC_LOCAL_DIR): Path, one of this rank's images,
+  // was just made durable there; the layer copies it to the partner rank
+  // on another host before the image counts as written. False (with Why)
+  // if the copy failed: the version must not be committed. May be null.
+  bool (*imageWritten)(const char *Path, char *Why, size_t Cap);
+  // Restart with node-local storage, before anything else: initialise the
+  // communication library (instead of initForRestart) and bring every
+  // rank's files of the committed Versions (newest first, N of them) to
+  // its host and its partner's, from whichever hosts still hold them.
+  void (*gatherImages)(const uint64_t *Versions, int N);
   // A fatal error of this process: ends the whole job, also before the
   // communication library is initialised (the other ranks would wait for
   // this one there: MPICH's launcher waits for ever). May be null.
@@ -60,6 +70,9 @@ void *parallelState();
 void setParallelState(void *P);
 // CCC_DIR and the program's name there (for commit records).
 const char *storeDir();
+// Where images and message logs go: CCC_LOCAL_DIR if set, else CCC_DIR.
+const char *imageDir();
+bool nodeLocalStorage();
 const char *storeName();
 int keepVersions();
 bool runtimeReady();

@@ -152,7 +152,7 @@ void measureRestoredChain(const ImageHeader &H) {
   char P[kPathMax];
   struct stat St;
   auto Size = [&](uint64_t V) -> uint64_t {
-    imagePath(P, Cfg.Dir, Cfg.Name, V, RT.Rank);
+    imagePath(P, imageDir(), Cfg.Name, V, RT.Rank);
     return stat(P, &St) == 0 ? (uint64_t)St.st_size : 0;
   };
   uint64_t Chain = 0;
@@ -225,7 +225,7 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
     return false;
   }
   // The older images an incremental image refers to must be there.
-  if (!readReferencedChunks(Cfg.Dir, Cfg.Name, H, Chunks, nullptr, nullptr, Why,
+  if (!readReferencedChunks(imageDir(), Cfg.Name, H, Chunks, nullptr, nullptr, Why,
                             WhyCap))
     return false;
   if (!Apply) {
@@ -253,7 +253,7 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
       snprintf(Why, WhyCap, "%s", R.error());
     return false;
   }
-  if (!readReferencedChunks(Cfg.Dir, Cfg.Name, H, Chunks, chunkSink, &RC, Why,
+  if (!readReferencedChunks(imageDir(), Cfg.Name, H, Chunks, chunkSink, &RC, Why,
                             WhyCap))
     return false;
   RT.Prev.swap(Chunks);
@@ -334,6 +334,10 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
 [[noreturn]] void restartParallel(const uint64_t *Versions, int N) {
   uint64_t Bound = UINT64_MAX;
   bool Initialised = false;
+  if (nodeLocalStorage() && Parallel->gatherImages) {
+    Parallel->gatherImages(Versions, N);
+    Initialised = true;
+  }
   char Path[kPathMax], Why[1024];
   for (;;) {
     uint64_t Local = 0;
@@ -342,7 +346,7 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
     for (int I = 0; I < N && !Local; ++I) {
       if (Versions[I] > Bound)
         continue;
-      imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], RT.Rank);
+      imagePath(Path, imageDir(), Cfg.Name, Versions[I], RT.Rank);
       Why[0] = 0;
       if (restoreFrom(Path, false, Why, sizeof(Why), Blob, &BlobLen) &&
           (!Parallel->checkVersion ||
@@ -362,7 +366,7 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
             "use another CCC_DIR",
             Cfg.Name, Cfg.Dir);
     // Chosen may be older than this rank's newest and not usable here.
-    imagePath(Path, Cfg.Dir, Cfg.Name, Chosen, RT.Rank);
+    imagePath(Path, imageDir(), Cfg.Name, Chosen, RT.Rank);
     bool Usable =
         Chosen == Local ||
         (restoreFrom(Path, false, Why, sizeof(Why), nullptr, nullptr) &&
@@ -442,7 +446,7 @@ void restartIfPossible() {
     restartParallel(Versions, N);
   for (int I = 0; I < N; ++I) {
     char Path[kPathMax], Why[1024] = {0};
-    imagePath(Path, Cfg.Dir, Cfg.Name, Versions[I], RT.Rank);
+    imagePath(Path, imageDir(), Cfg.Name, Versions[I], RT.Rank);
     remapHeapForRestore();
     if (restoreFrom(Path, true, Why, sizeof(Why)) &&
         (!reopenOpenFiles || reopenOpenFiles(Why, sizeof(Why))))

@@ -113,7 +113,18 @@ void openStore() {
   snprintf(Lock, sizeof(Lock), "%s/%s.r%u.lock", Cfg.Dir, Cfg.Name, RT.Rank);
   lockRun(Lock, Cfg.Name);
   removeStaleTemporaries(Cfg.Dir, Cfg.Name, RT.Rank);
-  RT.NextVersion = highestVersion(Cfg.Dir, Cfg.Name) + 1;
+  uint64_t Highest = highestVersion(Cfg.Dir, Cfg.Name);
+  if (nodeLocalStorage()) {
+    if (!makeDirectories(Cfg.LocalDir) ||
+        access(Cfg.LocalDir, W_OK | X_OK) != 0)
+      fatal("CCC_LOCAL_DIR=%s is not a writable directory (%s); set "
+            "CCC_LOCAL_DIR to one, or unset it",
+            Cfg.LocalDir, strerror(errno));
+    removeStaleTemporaries(Cfg.LocalDir, Cfg.Name, RT.Rank);
+    uint64_t Local = highestVersion(Cfg.LocalDir, Cfg.Name);
+    Highest = Local > Highest ? Local : Highest;
+  }
+  RT.NextVersion = Highest + 1;
 }
 
 //===-- Checkpoint --------------------------------------------------------===//
@@ -418,7 +429,7 @@ __attribute__((noinline)) bool writeAndCommit() {
   uint64_t T0 = nowNs(CLOCK_MONOTONIC);
   uint64_t V = RT.NextVersion++;
   char Final[kPathMax], Tmp[kPathMax + 8];
-  imagePath(Final, Cfg.Dir, Cfg.Name, V, RT.Rank);
+  imagePath(Final, imageDir(), Cfg.Name, V, RT.Rank);
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
   uint64_t Bytes = 0;
   uint32_t ChainLength = 0;
@@ -446,22 +457,39 @@ __attribute__((noinline)) bool writeAndCommit() {
     }
   }
   injectWhileWriting(Tmp);
-  if (!publish(Tmp, Final, Cfg.Dir)) {
+  if (!publish(Tmp, Final, imageDir())) {
     logMessage("checkpoint %llu not taken: cannot rename %s: %s",
                (unsigned long long)V, Tmp, strerror(errno));
     unlink(Tmp);
     return false;
   }
   const ChunkStats &CS = RT.LastStats;
+  uint64_t CopyNs = 0;
+  if (Parallel && nodeLocalStorage()) {
+    char Why[kPathMax + 256];
+    uint64_t C0 = nowNs(CLOCK_MONOTONIC);
+    if (Parallel->imageWritten &&
+        !Parallel->imageWritten(Final, Why, sizeof(Why))) {
+      logMessage("checkpoint %llu not taken: %s; the previous committed "
+                 "checkpoint is kept",
+                 (unsigned long long)V, Why);
+      unlink(Final);
+      return false;
+    }
+    CopyNs = nowNs(CLOCK_MONOTONIC) - C0;
+    // Every rank keeps its host's directory pruned (rank 0 prunes only
+    // the commit records and its own host's files).
+    pruneVersions(Cfg.Dir, Cfg.LocalDir, Cfg.Name, Cfg.Keep, false);
+  }
   if (Parallel) {
     // Durable here; the layer commits the version once every rank's is.
     // The next image may refer to this one even if the version is never
     // committed: pruning keeps every image a kept version refers to.
     chainOnto(ChainLength, Bytes);
-    CCC_DEBUG("checkpoint %llu written: %s, %llu bytes, %.3f s; %llu bytes "
-              "of memory stored, %llu unchanged",
+    CCC_DEBUG("checkpoint %llu written: %s, %llu bytes, %.3f s (partner "
+              "copy %.3f s); %llu bytes of memory stored, %llu unchanged",
               (unsigned long long)V, Final, (unsigned long long)Bytes,
-              (nowNs(CLOCK_MONOTONIC) - T0) / 1e9,
+              (nowNs(CLOCK_MONOTONIC) - T0) / 1e9, CopyNs / 1e9,
               (unsigned long long)CS.StoredBytes,
               (unsigned long long)CS.ReferencedBytes);
     return true;
@@ -477,7 +505,7 @@ __attribute__((noinline)) bool writeAndCommit() {
   }
   chainOnto(ChainLength, Bytes);
   noteCommitted(V);
-  pruneVersions(Cfg.Dir, Cfg.Name, Cfg.Keep);
+  pruneVersions(Cfg.Dir, imageDir(), Cfg.Name, Cfg.Keep, true);
   CCC_INFO("checkpoint %llu committed: %s, %llu bytes, %.3f s; %llu bytes of "
            "memory stored, %llu unchanged",
            (unsigned long long)V, Final, (unsigned long long)Bytes,
@@ -622,6 +650,8 @@ void setParallelState(void *P) {
   RT.State.ParallelState = reinterpret_cast<uint64_t>(P);
 }
 const char *storeDir() { return Cfg.Dir; }
+const char *imageDir() { return Cfg.LocalDir[0] ? Cfg.LocalDir : Cfg.Dir; }
+bool nodeLocalStorage() { return Cfg.LocalDir[0] != 0; }
 const char *storeName() { return Cfg.Name; }
 int keepVersions() { return Cfg.Keep; }
 bool runtimeReady() { return RT.Ready; }

@@ -126,6 +126,14 @@ uint32_t commitRanks(const char *Dir, const char *Name, uint64_t Version) {
            : 0;
 }
 
+int commitThread(const char *Dir, const char *Name, uint64_t Version) {
+  char Text[256];
+  const char Key[] = "\nthread ";
+  const char *T =
+      readCommit(Dir, Name, Version, Text) ? strstr(Text, Key) : nullptr;
+  return T ? atoi(T + sizeof(Key) - 1) : -1;
+}
+
 bool commitProtocol(const char *Dir, const char *Name, uint64_t Version,
                     char *Out, size_t Cap) {
   char Text[256];
@@ -178,7 +186,7 @@ bool publish(const char *Tmp, const char *Final, const char *Dir) {
 
 bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
                  uint32_t NRanks, char *Err, size_t ErrCap,
-                 const char *Protocol) {
+                 const char *Protocol, int ThreadLevel) {
   char Final[kPathMax], Tmp[kPathMax + 8];
   commitPath(Final, Dir, Name, Version);
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
@@ -192,6 +200,8 @@ bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
                    (unsigned long long)Version, NRanks);
   if (Protocol)
     N += snprintf(Text + N, sizeof(Text) - N, "protocol %s\n", Protocol);
+  if (ThreadLevel >= 0)
+    N += snprintf(Text + N, sizeof(Text) - N, "thread %d\n", ThreadLevel);
   bool Ok = write(Fd, Text, N) == N && fsync(Fd) == 0;
   if (!Ok && errno == 0)
     errno = ENOSPC;
@@ -265,7 +275,8 @@ int64_t commitTime(const char *Dir, const char *Name, uint64_t Version) {
   return stat(Path, &St) == 0 ? (int64_t)St.st_mtime : -1;
 }
 
-void pruneVersions(const char *Dir, const char *Name, int Keep) {
+void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
+                   int Keep, bool Commits) {
   uint64_t Committed[1024];
   int N = listCommitted(Dir, Name, Committed, 1024);
   if (N == 0)
@@ -276,26 +287,30 @@ void pruneVersions(const char *Dir, const char *Name, int Keep) {
   // keeps everything: nothing a restart might need is deleted.
   uint64_t OldestImage = Oldest;
   char P[kPathMax];
-  forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
+  forEachStoreFile(ImageDir, Name, [&](const char *File, uint64_t Ver,
+                                       char Kind) {
     bool Kept = false;
     for (int I = 0; I < N && I < Keep; ++I)
       Kept |= Committed[I] == Ver;
     if (Kind != 'i' || !Kept)
       return;
-    snprintf(P, sizeof(P), "%s/%s", Dir, File);
+    snprintf(P, sizeof(P), "%s/%s", ImageDir, File);
     ImageReader R;
     uint64_t Base = R.open(P) ? R.header().ChainBase : 0;
     if (Base < OldestImage)
       OldestImage = Base;
   });
-  for (int I = Keep; I < N; ++I) {
-    commitPath(P, Dir, Name, Committed[I]);
-    unlink(P);
+  if (Commits) {
+    for (int I = Keep; I < N; ++I) {
+      commitPath(P, Dir, Name, Committed[I]);
+      unlink(P);
+    }
+    syncDir(Dir);
   }
-  syncDir(Dir);
-  forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
+  forEachStoreFile(ImageDir, Name, [&](const char *File, uint64_t Ver,
+                                       char Kind) {
     if ((Kind == 'i' && Ver < OldestImage) || (Kind == 'l' && Ver < Oldest)) {
-      snprintf(P, sizeof(P), "%s/%s", Dir, File);
+      snprintf(P, sizeof(P), "%s/%s", ImageDir, File);
       unlink(P);
     }
   });

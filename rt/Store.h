@@ -54,7 +54,9 @@ bool publish(const char *Tmp, const char *Final, const char *Dir);
 // Protocol (MPI jobs) names the coordination protocol that wrote it.
 bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
                  uint32_t NRanks, char *Err, size_t ErrCap,
-                 const char *Protocol = nullptr);
+                 const char *Protocol = nullptr, int ThreadLevel = -1);
+// The MPI thread level a commit record names ("thread N"), or -1.
+int commitThread(const char *Dir, const char *Name, uint64_t Version);
 // The protocol a commit record names ("protocol P") into Out, or false if
 // it names none (a serial program's, or one older than the field).
 bool commitProtocol(const char *Dir, const char *Name, uint64_t Version,
@@ -62,8 +64,11 @@ bool commitProtocol(const char *Dir, const char *Name, uint64_t Version,
 // Deletes all but the newest Keep committed versions, and images of
 // versions that were never committed and are older than the newest commit.
 // The commit record goes first so a crash leaves no half-deleted version
-// that looks committed.
-void pruneVersions(const char *Dir, const char *Name, int Keep);
+// that looks committed. Commit records are in Dir, images and logs in
+// ImageDir (the same directory unless CCC_LOCAL_DIR is set); Commits false
+// deletes only images and logs (a host's node-local directory).
+void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
+                   int Keep, bool Commits);
 // Removes NAME's *.tmp files of Rank left by a killed writer.
 void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank);
 // mkdir -p.
