@@ -188,6 +188,8 @@ struct RuntimeState {
   uint64_t Exclusions;    // ccc_exclude's table, in the heap region
   uint64_t Supervision;   // hooks and captured output sizes, in the heap
                           // region (Supervision.cpp); absent before it
+  char Host[64];          // the host that wrote the image (for messages
+                          // when a restart moves a process); absent before
 };
 
 } // namespace ccc

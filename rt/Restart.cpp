@@ -161,6 +161,23 @@ void measureRestoredChain(const ImageHeader &H) {
   RT.Policy.restored(H.ChainLength, Size(H.ChainBase), Chain, Size(H.Version));
 }
 
+// The host that wrote the image restoreFrom read last ("" if the image is
+// older than that field).
+char ImageHost[64];
+
+// A restart on another host than the image's fails for reasons the host
+// explains (its libraries, its local files): Why says so.
+void noteOtherHost(char *Why, size_t Cap) {
+  char Here[64] = {0};
+  gethostname(Here, sizeof(Here) - 1);
+  size_t N = strlen(Why);
+  if (ImageHost[0] && strcmp(ImageHost, Here) && N + 1 < Cap)
+    snprintf(Why + N, Cap - N,
+             " (the image was written on host %s, this is %s: the same files "
+             "must be at the same paths here)",
+             ImageHost, Here);
+}
+
 // Checks everything that can be checked before touching memory, then writes
 // the image back. False (with Why) if this image cannot be used.
 bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
@@ -207,8 +224,11 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
     snprintf(Why, WhyCap, "%s", R.error());
     return false;
   }
-  if (!loadMapsCompatible(SavedMap, RT.LoadMap, Why, WhyCap))
+  memcpy(ImageHost, State.Host, sizeof(ImageHost) - 1);
+  if (!loadMapsCompatible(SavedMap, RT.LoadMap, Why, WhyCap)) {
+    noteOtherHost(Why, WhyCap);
     return false;
+  }
   ChunkTable Chunks;
   if (!Chunks.load(R, *SC)) {
     snprintf(Why, WhyCap, "%s", R.error());
@@ -317,6 +337,12 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
   if (RT.Rank == 0 || LogLevel >= 1)
     logMessage("restarting from %s (checkpoint %llu), written %s", Path,
                (unsigned long long)Version, Age);
+  // A process that moved (a lost host replaced) says so, from any rank.
+  char Here[64] = {0};
+  gethostname(Here, sizeof(Here) - 1);
+  if (ImageHost[0] && strcmp(ImageHost, Here))
+    logMessage("rank %u restarts on host %s; its image was written on %s",
+               RT.Rank, Here, ImageHost);
   RT.Restarted = true;
   heapRestored();
   reinitLanguageRuntime();
@@ -380,8 +406,11 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
     }
     remapHeapForRestore();
     Why[0] = 0;
-    bool Ok = restoreFrom(Path, true, Why, sizeof(Why)) &&
-              (!reopenOpenFiles || reopenOpenFiles(Why, sizeof(Why)));
+    bool Ok = restoreFrom(Path, true, Why, sizeof(Why));
+    if (Ok && reopenOpenFiles && !reopenOpenFiles(Why, sizeof(Why))) {
+      noteOtherHost(Why, sizeof(Why));
+      Ok = false;
+    }
     if (!Ok) {
       logMessage("cannot restart from %s: %s", Path, Why);
       noteRestoreFailed(Chosen, Why);
