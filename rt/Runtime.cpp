@@ -585,7 +585,13 @@ char **copyStrings(char **V, int *CountOut) {
 // rank 0 once MPI has finished (every commit of the job decided), so that
 // running it again starts afresh.
 void recordCompletion(int Status, void *) {
-  if (Status != 0 || !RT.Ready || RT.Rank != 0)
+  if (Status != 0 || !RT.Ready)
+    return;
+  // Node-local directories are pruned by their ranks at each checkpoint;
+  // the job's last commit came after the last one.
+  if (nodeLocalStorage())
+    pruneVersions(Cfg.Dir, Cfg.LocalDir, Cfg.Name, Cfg.Keep, false);
+  if (RT.Rank != 0)
     return;
   // The record says the job's output is complete: exit() would flush
   // stdio only after this handler, and a kill in between would lose it.

@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Image.h"
-#include "RunCommand.h"
 #include "Incremental.h"
+#include "RunCommand.h"
 #include "Store.h"
 
 #include <algorithm>
@@ -35,7 +35,8 @@
 using namespace ccc;
 
 static int usage() {
-  fprintf(stderr, "usage: ckpt ls [DIR] | ckpt info [--json] IMAGE | ckpt "
+  fprintf(stderr, "usage: ckpt ls [DIR [--local LOCAL_DIR]] | ckpt info "
+                  "[--json] IMAGE | ckpt "
                   "verify IMAGE | ckpt diff [--json] A B | ckpt config | ckpt "
                   "run [OPTIONS] -- COMMAND...\n");
   return 2;
@@ -590,10 +591,10 @@ static int cmdVerify(const char *Path) {
 // Whether the image of Version (of Rank) is the base of a committed
 // incremental image of the same rank: a kept version's chain reaches back
 // to it (the commit record of its own version is gone, pruned).
-static bool isChainBase(const char *Dir, const char *Name, uint64_t Version,
-                        uint32_t Rank) {
+static bool isChainBase(const char *CommitDir, const char *Dir,
+                        const char *Name, uint64_t Version, uint32_t Rank) {
   uint64_t Committed[1024];
-  int N = listCommitted(Dir, Name, Committed, 1024);
+  int N = listCommitted(CommitDir, Name, Committed, 1024);
   for (int I = 0; I < N; ++I) {
     if (Committed[I] <= Version)
       continue;
@@ -610,7 +611,9 @@ static int byName(const struct dirent **A, const struct dirent **B) {
   return strcmp((*A)->d_name, (*B)->d_name);
 }
 
-static int cmdLs(const char *Dir) {
+// Lists Dir; whether a version is committed comes from CommitDir (Dir
+// itself, or CCC_DIR for a node-local directory).
+static int cmdLs(const char *Dir, const char *CommitDir) {
   struct dirent **List;
   int N = scandir(Dir, &List, nullptr, byName);
   if (N < 0) {
@@ -647,9 +650,10 @@ static int cmdLs(const char *Dir) {
       bool Committed = true, Base = false;
       if (Kind == 'i' || Kind == 'l') {
         char C[kPathMax];
-        commitPath(C, Dir, Name, V);
+        commitPath(C, CommitDir, Name, V);
         Committed = stat(C, &St) == 0;
-        Base = !Committed && Kind == 'i' && isChainBase(Dir, Name, V, Rank);
+        Base = !Committed && Kind == 'i' &&
+               isChainBase(CommitDir, Dir, Name, V, Rank);
         stat(P, &St);
       }
       // A commit's rank column: the job's size ("of 2"), which a restart
@@ -695,8 +699,18 @@ int main(int Argc, char **Argv) {
   const char *Cmd = Argv[1];
   if (!strcmp(Cmd, "run"))
     return cmdRun(Argc, Argv);
-  if (!strcmp(Cmd, "ls"))
-    return Argc <= 3 ? cmdLs(Argc == 3 ? Argv[2] : "./ccc-ckpt") : usage();
+  if (!strcmp(Cmd, "ls") && Argc <= 3)
+    return cmdLs(Argc == 3 ? Argv[2] : "./ccc-ckpt",
+                 Argc == 3 ? Argv[2] : "./ccc-ckpt");
+  // A node-local directory (CCC_LOCAL_DIR) holds images whose commit
+  // records are in CCC_DIR.
+  if (!strcmp(Cmd, "ls") && Argc == 5 && !strcmp(Argv[3], "--local")) {
+    int R = cmdLs(Argv[2], Argv[2]);
+    if (R)
+      return R;
+    printf("\nnode-local %s:\n", Argv[4]);
+    return cmdLs(Argv[4], Argv[2]);
+  }
   if (!strcmp(Cmd, "info") && Argc == 3)
     return cmdInfo(Argv[2], false);
   if (!strcmp(Cmd, "info") && Argc == 4 && !strcmp(Argv[2], "--json"))
