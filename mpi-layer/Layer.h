@@ -359,6 +359,9 @@ extern MPI_Comm Private; // the layer's own communicator (a dup of WORLD)
 // is no partner); on restart, the files brought to the hosts that need
 // them (collective).
 void nodeLocalInit();
+// write(2)/read(2) of all N bytes (EINTR retried); false on error or EOF.
+bool writeAll(int Fd, const void *P, size_t N);
+bool readAll(int Fd, void *P, size_t N);
 bool partnerCopy(const char *Path, char *Why, size_t Cap);
 void nodeLocalGather(const uint64_t *Versions, int N);
 extern bool Active;      // between MPI_Init and MPI_Finalize

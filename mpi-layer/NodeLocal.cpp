@@ -44,31 +44,6 @@
 
 namespace ccc {
 namespace mpi {
-namespace {
-
-constexpr size_t kHostMax = 64;
-constexpr uint64_t kCopyMagic = 0x79706f6370636363ULL; // "cccpcopy"
-constexpr size_t kBuf = 1 << 20;
-
-struct Peer {
-  char Host[kHostMax];
-  int Port;
-  int HostIndex; // hosts numbered by their lowest rank
-};
-
-struct CopyHeader {
-  uint64_t Magic;
-  uint64_t Size;
-  char File[256]; // the file's name in the directory, no path
-};
-
-Peer *Peers; // one per rank (libc memory: not saved)
-int NHosts;
-int NRanks;
-int PartnerRank = -1; // -1: no partner (one host)
-int ListenFd = -1;
-char RecvBuf[kBuf]; // the receiver thread's only buffer
-char MainBuf[kBuf]; // the main thread's, for copies and restart transfers
 
 bool readAll(int Fd, void *P, size_t N) {
   char *C = static_cast<char *>(P);
@@ -98,14 +73,31 @@ bool writeAll(int Fd, const void *P, size_t N) {
   return true;
 }
 
-bool syncDirectory(const char *Dir) {
-  int Fd = open(Dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (Fd < 0)
-    return false;
-  bool Ok = fsync(Fd) == 0;
-  close(Fd);
-  return Ok;
-}
+namespace {
+
+constexpr size_t kHostMax = 64;
+constexpr uint64_t kCopyMagic = 0x79706f6370636363ULL; // "cccpcopy"
+constexpr size_t kBuf = 1 << 20;
+
+struct Peer {
+  char Host[kHostMax];
+  int Port;
+  int HostIndex; // hosts numbered by their lowest rank
+};
+
+struct CopyHeader {
+  uint64_t Magic;
+  uint64_t Size;
+  char File[256]; // the file's name in the directory, no path
+};
+
+Peer *Peers; // one per rank (libc memory: not saved)
+int NHosts;
+int NRanks;
+int PartnerRank = -1; // -1: no partner (one host)
+int ListenFd = -1;
+char RecvBuf[kBuf]; // the receiver thread's only buffer
+char MainBuf[kBuf]; // the main thread's, for copies and restart transfers
 
 // A file name a copy may carry: one of this program's images or logs.
 bool acceptableName(const char *File) {
@@ -177,20 +169,8 @@ void *receiver(void *) {
 }
 
 void startReceiver() {
-  pthread_t T;
-  pthread_attr_t A;
-  pthread_attr_init(&A);
-  pthread_attr_setdetachstate(&A, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&A, 1 << 16);
-  sigset_t All, Old;
-  sigfillset(&All);
-  pthread_sigmask(SIG_SETMASK, &All, &Old);
-  int E = pthread_create(&T, &A, receiver, nullptr);
-  pthread_sigmask(SIG_SETMASK, &Old, nullptr);
-  pthread_attr_destroy(&A);
-  if (E)
-    fatal("CCC_LOCAL_DIR: cannot start the partner copies' receiver: %s",
-          strerror(E));
+  if (!startHelperThread(receiver))
+    fatal("CCC_LOCAL_DIR: cannot start the partner copies' receiver thread");
 }
 
 int connectTo(const Peer &P, char *Why, size_t Cap) {

@@ -130,20 +130,6 @@ uint64_t fnv(const char *P, size_t N) {
   return H;
 }
 
-bool writeAll(int Fd, const void *P, size_t N) {
-  const char *C = static_cast<const char *>(P);
-  while (N) {
-    ssize_t W = write(Fd, C, N);
-    if (W < 0 && errno == EINTR)
-      continue;
-    if (W <= 0)
-      return false;
-    C += W;
-    N -= W;
-  }
-  return true;
-}
-
 bool writeLogFile(uint64_t Version) {
   char Path[kPathMax], Tmp[kPathMax + 8];
   logPath(Path, imageDir(), storeName(), Version, L->Rank);

@@ -78,6 +78,8 @@ int keepVersions();
 bool runtimeReady();
 bool nonblockingProtocol();
 bool protocolTrace();
+// A detached thread of the runtime's own (no signals), running Fn.
+bool startHelperThread(void *(*Fn)(void *));
 // True once per timer tick or signal since the last call.
 bool takeRequest();
 } // namespace ccc

@@ -169,7 +169,7 @@ uint64_t highestVersion(const char *Dir, const char *Name) {
   return Max;
 }
 
-static bool syncDir(const char *Dir) {
+bool syncDirectory(const char *Dir) {
   int Fd = open(Dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (Fd < 0)
     return false;
@@ -181,7 +181,7 @@ static bool syncDir(const char *Dir) {
 bool publish(const char *Tmp, const char *Final, const char *Dir) {
   if (rename(Tmp, Final) != 0)
     return false;
-  return syncDir(Dir);
+  return syncDirectory(Dir);
 }
 
 bool writeCommit(const char *Dir, const char *Name, uint64_t Version,
@@ -305,7 +305,7 @@ void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
       commitPath(P, Dir, Name, Committed[I]);
       unlink(P);
     }
-    syncDir(Dir);
+    syncDirectory(Dir);
   }
   forEachStoreFile(ImageDir, Name, [&](const char *File, uint64_t Ver,
                                        char Kind) {

@@ -48,6 +48,8 @@ bool readCompleted(const char *Dir, const char *Name, uint64_t *Version,
 // When Version's commit record was written (seconds since the epoch), or -1.
 int64_t commitTime(const char *Dir, const char *Name, uint64_t Version);
 
+// fsync of a directory (after a rename in it).
+bool syncDirectory(const char *Dir);
 // Durably renames Tmp to Final (fsync of the directory included).
 bool publish(const char *Tmp, const char *Final, const char *Dir);
 // Writes the commit record of Version (after all images are durable);
