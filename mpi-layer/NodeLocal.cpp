@@ -443,6 +443,20 @@ void nodeLocalGather(const uint64_t *Versions, int NVersions) {
   PMPI_Allgatherv(Mine, Bytes, MPI_BYTE, All, Counts, Displs, MPI_BYTE,
                   Private);
   int NAll = Total / (int)sizeof(FileEntry);
+  // Said once, plainly: the restart will fall back to an older version, or
+  // find none, and the reason is a lost host (and its partner's).
+  for (int R = 0; Rank == 0 && NVersions && R < Size; ++R) {
+    bool Found = false;
+    for (int I = 0; I < NAll && !Found; ++I)
+      Found = All[I].Rank == (uint32_t)R && All[I].Kind == 'i' &&
+              All[I].Version == Versions[0];
+    if (!Found)
+      logMessage("CCC_LOCAL_DIR: no host of this job holds rank %d's image of "
+                 "checkpoint %llu (lost with the host that wrote it and its "
+                 "partner's, or CCC_LOCAL_DIR names another directory than "
+                 "in the run that wrote it)",
+                 R, (unsigned long long)Versions[0]);
+  }
   // Which hosts hold which file; every rank computes the same plan and
   // walks it in the same order (blocking sends cannot deadlock: the first
   // transfer not yet done has both ends at it).
