@@ -190,6 +190,9 @@ struct RuntimeState {
                           // region (Supervision.cpp); absent before it
   char Host[64];          // the host that wrote the image (for messages
                           // when a restart moves a process); absent before
+  // A bit per descriptor 3..1023 the program had open (OpenFiles.cpp), so a
+  // restart keeps those numbers free while MPI opens its own; absent before.
+  uint64_t ProgramFds[16];
 };
 
 } // namespace ccc

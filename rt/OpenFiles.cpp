@@ -282,13 +282,20 @@ bool ccc::recordOpenFiles(char *Why, size_t WhyCap) {
   return true;
 }
 
+void ccc::programFds(uint64_t *Mask, int Words) {
+  memset(Mask, 0, Words * sizeof(uint64_t));
+  for (OpenFile &E : Files.F)
+    if (E.Used && E.Fd >= 3 && E.Fd < 64 * Words)
+      Mask[E.Fd / 64] |= 1ULL << (E.Fd % 64);
+}
+
 bool ccc::reopenOpenFiles(char *Why, size_t WhyCap) {
   int Done[kMaxFiles], NDone = 0;
   bool Ok = true;
   for (OpenFile &E : Files.F) {
     if (!E.Used || E.Fd < 3)
       continue;
-    if (fcntl(E.Fd, F_GETFD) != -1) {
+    if (fcntl(E.Fd, F_GETFD) != -1 && !fdReservedForRestore(E.Fd)) {
       char Holder[kPathCap];
       nameOf(E.Fd, Holder, sizeof(Holder));
       snprintf(Why, WhyCap,

@@ -3,6 +3,7 @@
 #define CCC_RT_OPENFILES_H
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 
 namespace ccc {
@@ -20,6 +21,13 @@ bool recordOpenFiles(char *Why, size_t WhyCap) __attribute__((weak));
 // the checkpoint, seeks, and gives restored FILEs back to stdio. False, with
 // Why (and nothing left open), if one cannot be reopened.
 bool reopenOpenFiles(char *Why, size_t WhyCap) __attribute__((weak));
+
+// Weak too: a bit per descriptor below 64 * Words in the table.
+void programFds(uint64_t *Mask, int Words) __attribute__((weak));
+// Restart.cpp: Fd holds a placeholder that keeps its number free for the
+// program's file (reopenOpenFiles replaces it).
+bool fdReservedForRestore(int Fd);
+void releaseReservedFds();
 
 // Descriptor Fd, with Stream the FILE over it (or null), is the program's.
 void trackOpenFile(int Fd, FILE *Stream);

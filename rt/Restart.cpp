@@ -21,6 +21,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <fcntl.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -161,6 +162,31 @@ void measureRestoredChain(const ImageHeader &H) {
   RT.Policy.restored(H.ChainLength, Size(H.ChainBase), Chain, Size(H.Version));
 }
 
+// Descriptors the program had open in the images checked so far, and the
+// placeholders (/dev/null) that keep those numbers free while an MPI
+// library initialised for the restart opens its own: on another host, or
+// in another order, its sockets would otherwise take the numbers the
+// program's files must come back at.
+uint64_t WantedFds[16], ReservedFds[16];
+
+void reserveProgramFds() {
+  for (int Fd = 3; Fd < 64 * 16; ++Fd) {
+    uint64_t Bit = 1ULL << (Fd % 64);
+    if (!(WantedFds[Fd / 64] & Bit) || (ReservedFds[Fd / 64] & Bit) ||
+        fcntl(Fd, F_GETFD) != -1)
+      continue;
+    int N = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (N < 0)
+      return;
+    if (N == Fd || dup2(N, Fd) == Fd) {
+      fcntl(Fd, F_SETFD, FD_CLOEXEC);
+      ReservedFds[Fd / 64] |= Bit;
+    }
+    if (N != Fd)
+      close(N);
+  }
+}
+
 // The host that wrote the image restoreFrom read last ("" if the image is
 // older than that field).
 char ImageHost[64];
@@ -225,6 +251,8 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
     return false;
   }
   memcpy(ImageHost, State.Host, sizeof(ImageHost) - 1);
+  for (int I = 0; I < 16; ++I)
+    WantedFds[I] |= State.ProgramFds[I];
   if (!loadMapsCompatible(SavedMap, RT.LoadMap, Why, WhyCap)) {
     noteOtherHost(Why, WhyCap);
     return false;
@@ -344,6 +372,7 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
     logMessage("rank %u restarts on host %s; its image was written on %s",
                RT.Rank, Here, ImageHost);
   RT.Restarted = true;
+  releaseReservedFds();
   heapRestored();
   reinitLanguageRuntime();
   if (Parallel)
@@ -360,11 +389,22 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
 [[noreturn]] void restartParallel(const uint64_t *Versions, int N) {
   uint64_t Bound = UINT64_MAX;
   bool Initialised = false;
+  char Path[kPathMax], Why[1024];
   if (nodeLocalStorage() && Parallel->gatherImages) {
+    // This host's own images, if it has them, name the descriptors to keep
+    // free (a spare has none: its files are reopened where MPI left room).
+    struct stat St;
+    for (int I = 0; I < N; ++I) {
+      imagePath(Path, imageDir(), Cfg.Name, Versions[I], RT.Rank);
+      if (stat(Path, &St) == 0) {
+        restoreFrom(Path, false, Why, sizeof(Why));
+        break;
+      }
+    }
+    reserveProgramFds();
     Parallel->gatherImages(Versions, N);
     Initialised = true;
   }
-  char Path[kPathMax], Why[1024];
   for (;;) {
     uint64_t Local = 0;
     char Blob[4096];
@@ -382,6 +422,7 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
         logMessage("cannot restart from %s: %s", Path, Why);
     }
     if (!Initialised) {
+      reserveProgramFds();
       Parallel->initForRestart(Blob, BlobLen);
       Initialised = true;
     }
@@ -488,6 +529,23 @@ void restartIfPossible() {
         "version%s could be restored); nothing was deleted. Start afresh "
         "with CCC_RESTART=never, or use another CCC_DIR",
         Cfg.Name, Cfg.Dir, N, N == 1 ? "" : "s");
+}
+
+bool fdReservedForRestore(int Fd) {
+  return Fd >= 3 && Fd < 64 * 16 && (ReservedFds[Fd / 64] >> (Fd % 64) & 1);
+}
+
+// After the program's files are back: the placeholders none of them took
+// are closed (the restored table may be another version's than the one
+// whose numbers were kept free).
+void releaseReservedFds() {
+  uint64_t Keep[16] = {0};
+  if (programFds)
+    programFds(Keep, 16);
+  for (int Fd = 3; Fd < 64 * 16; ++Fd)
+    if (fdReservedForRestore(Fd) && !(Keep[Fd / 64] >> (Fd % 64) & 1))
+      close(Fd);
+  memset(ReservedFds, 0, sizeof(ReservedFds));
 }
 
 } // namespace ccc

@@ -314,6 +314,8 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   RT.State.StackSize = RT.StackHigh - RT.StackLow;
   RT.State.Exclusions = reinterpret_cast<uint64_t>(Excluded);
   gethostname(RT.State.Host, sizeof(RT.State.Host) - 1);
+  if (programFds)
+    programFds(RT.State.ProgramFds, 16);
 
   if (!W.beginSection(SecContext, false) ||
       !W.addBytes(&RT.Ctx, sizeof(RT.Ctx)) || !W.endSection())
