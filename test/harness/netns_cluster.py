@@ -3,11 +3,14 @@
 
     with NetnsCluster(workdir, hosts=4) as c:
         c.run("h1", ["hostname"])                  # CompletedProcess
-        c.run("h1", ["mpirun.openmpi", *c.openmpi_args(["h1", "h2"]), ...])
+        c.run("h1", ["mpirun.openmpi", "--host", "h1,h2", "-np", "2",
+                     "--mca", "plm_rsh_agent", c.agent, prog],
+              env=MPI_ROOT_ENV, cwd=c.shared)  # a job across 2 hosts
         c.kill_host("h2"); c.remove_local("h2")    # a node is lost
+        c.start_host("h2")                         # back, as a spare
 
-FINDINGS are measured facts and are filled in below; this docstring is the
-reference for what the test bed is and does.
+The findings at the end are measured; test/cluster/cluster_selftest.py
+checks them.
 
 Layout
 - Each host hN (h1..hN) is a long-lived holder process (holder.py, written
@@ -58,8 +61,63 @@ Layout
 - missing(): why no cluster can be made here (not root, unshare/nsenter/ip
   missing, namespaces or veth/bridge refused by the kernel); tests skip.
 
-FINDINGS (Debian 12, kernel 6.x, as root in a container, 2 cores;
-Open MPI 4.1.4, MPICH 4.0.2) -- see MEASURED below.
+Findings, Debian 12 (kernel 6.18, util-linux 2.38, iproute2 6.1, Open MPI
+4.1.4, MPICH 4.0.2), as root in a container on 2 cores; checked by
+test/cluster/cluster_selftest.py:
+
+Setup
+- 4 hosts and the router are up in 0.5-0.6 s (1.5 s the first time).
+  Root's `ip -o link` is the same before, during and after; no mount of the
+  cluster appears in the root namespace; a second cluster (same subnet)
+  runs beside the first. Killing the holders (last) frees the namespaces
+  with their veths and the bridge: nothing to delete.
+- /tmp per host: Open MPI puts its session directory in /tmp/ompi.HOST.UID
+  (the host name keeps hosts apart even in a shared /tmp, but a killed
+  host's stale files then stay among the others'), PMIx its sockets beside
+  it; start_host() empties a host's /tmp (a reboot). /dev/shm per host:
+  vader's and nemesis's segments of one host are not another's.
+- Not done: a pid namespace per host (processes are found by network
+  namespace, /proc/PID/ns/net, instead), cgroups, a cut in the network
+  before the kill (the killed processes' sockets are closed by the kernel
+  while the veth is still up: peers see FIN/RST, as after a crash of the
+  processes rather than a power loss).
+
+Open MPI 4.1.4 (mpirun.openmpi run on h1, as a cluster's first node does)
+- Enough: mpirun.openmpi --host h1,h2,h3 -np 3 --mca plm_rsh_agent AGENT
+  (or OMPI_MCA_plm_rsh_agent=AGENT). Each host has only lo and eth0 and the
+  TCP BTL leaves lo out by default, so no interface option is needed;
+  --mca btl tcp,self,vader (or tcp,self) with btl_tcp_if_include and
+  oob_tcp_if_include = 10.77.0.0/24 work too (test/cluster/node_loss.py
+  passes them). --host h3,h3,h4,h4 gives 2 slots per host (2 ranks each,
+  over vader within a host). A hostfile "hN slots=1" x 3 with -np 4 fails at
+  once: not enough slots (no --oversubscribe).
+- The agent is called from h1 as `AGENT HOST  orted -mca ess "env" ...
+  -mca orte_hnp_uri "...;tcp://10.77.0.1:PORT" ... --tree-spawn ...`, no
+  option before HOST, quoted words: it needs sh -c. No orted on h1 (mpirun
+  is that host's daemon); with 4 hosts all 3 daemons are started from h1.
+- The remote daemons run as root in the agent's clean environment without
+  OMPI_ALLOW_RUN_AS_ROOT (only mpirun asks). Remote ranks see only what -x
+  names: FOO set for mpirun is unset on h2..h4 without -x FOO (h1's rank
+  has it); with -x FOO all have it. Ranks start in mpirun's working
+  directory on every host.
+- 3 ranks over 3 hosts: 0.5-1.5 s for a hello job. kill_host(h2) during a
+  job: mpirun prints "ORTE has lost communication with a remote daemon",
+  kills the ranks on the other hosts and exits 205 or 9, 2.0-4.1 s after
+  the loss; nothing of the job is left on h1 or h3.
+
+MPICH 4.0.2 (mpiexec.mpich run on h1)
+- Enough: mpiexec.mpich -hosts h1,h2,h3 -n 3 -launcher ssh -launcher-exec
+  AGENT (or -launcher rsh), or -f FILE with "HOST:N" lines; -hosts
+  h1:2,h3:2 puts 2 ranks per host; -iface eth0 works (not needed).
+- The agent is called as `AGENT -x HOST "/usr/bin/hydra_pmi_proxy"
+  --control-port h1:PORT ...` (ssh launcher: -x first) or `AGENT HOST ...`
+  (rsh). The proxy of mpiexec's own host is forked, not launched through the
+  agent; -hosts h2,h3 run from h1 puts no rank on h1.
+- Hydra passes mpiexec's whole environment to every rank (FOO visible on
+  all hosts without an option). Ranks start in mpiexec's directory.
+- 3 ranks over 3 hosts: 0.1-0.3 s for a hello job. kill_host(h2) during a
+  job: mpiexec prints "control_cb ... assert (!closed) failed" and exits
+  255 within 0.05 s; nothing of the job is left on h1 or h3.
 """
 import glob
 import os
