@@ -192,8 +192,11 @@ def main():
                   "h2 back as a spare, its node-local file kept: %s"
                   % r.stdout.split())
         c.remove_local("h2")
-        r = c.run("h2", ["ls", c.local_dir])
-        check(r.stdout.strip() == "", "remove_local empties h2's disk")
+        r = c.run("h2", ["sh", "-c", "ls %s; echo new > %s/h && cat %s/h"
+                         % ((c.local_dir,) * 3)])
+        check(r.stdout.split() == ["new"],
+              "remove_local empties h2's disk, which takes new files: %r %s"
+              % (r.stdout, r.stderr))
         holders = [p.pid for p in c.holders.values()]
     # 5. nothing left
     check(not c.leftovers(), "no process of the cluster left: %s"

@@ -51,12 +51,14 @@ CCC_VARS = ("CCC_DIR", "CCC_INTERVAL", "CCC_VERBOSE", "CCC_RESTART",
             "CCC_LOCAL_DIR", "CCC_PROTOCOL")
 
 
-def launch(c, mpi, hosts, prog, args):
-    """The command, run on h1, that starts prog on hosts (one rank each)."""
+def launch(c, mpi, hosts, prog, args, env=None):
+    """The command, run on h1, that starts prog on hosts (a host named n
+    times runs n ranks); env: the variables the job is given."""
     if mpi == "openmpi":
         # The agent gives remote daemons a clean environment, as ssh does:
-        # ccc's variables must be named with -x.
-        xs = [w for v in CCC_VARS for w in ("-x", v)]
+        # ccc's variables must be named with -x (a name not set draws a
+        # warning).
+        xs = [w for v in CCC_VARS if v in (env or {}) for w in ("-x", v)]
         return [LAUNCHER[mpi], "--host", ",".join(hosts), "-np",
                 str(len(hosts)), "--mca", "plm_rsh_agent", c.agent,
                 "--mca", "btl", "tcp,self,vader",
@@ -172,7 +174,7 @@ def main():
             os.makedirs(cwd, exist_ok=True)
             out = open(log + ".out", "wb")
             err = open(log + ".err", "wb")
-            p = c.popen("h1", launch(c, a.mpi, hosts, prog, [a.steps]),
+            p = c.popen("h1", launch(c, a.mpi, hosts, prog, [a.steps], env),
                         env=dict(base, **env), cwd=cwd, stdout=out,
                         stderr=err)
             out.close()
@@ -246,6 +248,10 @@ def main():
                     time.sleep(0.005)
                 if p.poll() is not None:
                     out, err = result(p)
+                    if p.returncode == 0 and armed is None:
+                        problem = ("the job finished and no commit was "
+                                   "seen:\n%s" % err[-2000:])
+                        break
                     if p.returncode == 0:
                         print("[%s] trial %d: the job ended before the loss;"
                               " again, earlier" % (name, trial), flush=True)
@@ -256,6 +262,13 @@ def main():
                 t_kill = time.monotonic()
                 kill_at = t_kill - p.t0
                 commits = len(committed(env["CCC_DIR"]))
+                local_files = {h: len(os.listdir(c.local(h))) for h in FIRST}
+                if a.mode == "local" and not all(local_files.values()):
+                    # Images must be on the hosts' disks, or the mode
+                    # proves nothing (a runtime without CCC_LOCAL_DIR).
+                    problem = ("node-local directories without files at "
+                               "the loss: %s" % local_files)
+                    break
                 c.kill_host(LOST)
                 c.remove_local(LOST)
                 try:

@@ -51,7 +51,9 @@ Layout
   The host stays dead: run() on it fails. start_host(h) brings a dead host
   back as a fresh node (same name and address, its workdir/hN/local kept
   unless remove_local(h) deleted it) -- a spare with that name.
-  remove_local(h): empties workdir/hN/local (the node's disk is gone).
+  remove_local(h): empties workdir/hN/local (the node's disk is gone); the
+  directory itself stays: removed and made anew, the host's bind mount
+  would still show the deleted one, where creating a file fails (ENOENT).
 - __exit__ (and stop()): SIGKILL to every process in any of the cluster's
   network namespaces, then the holders; waits until no such process is
   left and raises if one survives; removes nothing from the root
@@ -450,9 +452,16 @@ class NetnsCluster:
 
     def remove_local(self, host):
         """The node's disk is gone: its node-local directory is emptied."""
+        # Its contents only: the directory is the source of the host's bind
+        # mount, which would keep showing a deleted directory (creating a
+        # file in it: ENOENT) if it were removed and made anew.
         d = self.local(host)
-        shutil.rmtree(d, ignore_errors=True)
-        os.makedirs(d, exist_ok=True)
+        for e in os.listdir(d):
+            p = os.path.join(d, e)
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.unlink(p)
 
     # ------------------------------------------------------------ teardown
     def leftovers(self):
