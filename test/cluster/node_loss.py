@@ -5,7 +5,7 @@ Usage: node_loss.py --mpi openmpi|mpich (--install-from BUILD | --prefix P)
                     [--mode shared|local] [--trials N] [--steps S] ...
 
 On a namespace cluster of 4 hosts (test/harness/netns_cluster.py):
- 1. builds SOURCE (default test/mpi/programs/rank_logs.c: every rank writes
+ 1. builds SOURCE (default test/mpi/programs/ring.c; rank_logs.c: every rank writes
     its own log file, open across checkpoints, rank 0 prints a sum) with the
     installed ckpt-cc --mpi=MPI, and without ccc (the MPI's mpicc and
     pkg-config ccc's runtime: ccc_checkpoint() does nothing) as reference;
