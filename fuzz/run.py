@@ -7,7 +7,8 @@ usage: run.py [--runs N] [--seconds S] [--build DIR] [--prefix DIR]
 Builds the fuzzers with the first clang that links -fsanitize=fuzzer
 (CCC_FUZZ_CXX, then clang++-19, clang++, clang++-22, clang++-14; address
 and undefined behaviour sanitizers too) into DIR (default fuzz/build),
-makes the seed corpus (make_corpus.py, with ckpt-cc of --prefix, of an
+makes the seed corpus (make_corpus.py, plus the inputs of fuzz/regress/
+that once crashed, with ckpt-cc of --prefix, of an
 install of --install-from, or of $CCC_PREFIX), runs each fuzzer for N
 executions (default 20000) or S seconds and reports executions, exec/s,
 coverage (edges, features), corpus size and any crash, leak, timeout or
@@ -105,7 +106,9 @@ def fuzz(exe, seeds, work, args):
     os.makedirs(live)
     arts = os.path.join(work, "artifacts") + "/"
     os.makedirs(arts, exist_ok=True)
-    cmd = [exe, live, seeds, "-jobs=1", "-workers=1", "-close_fd_mask=3",
+    regress = os.path.join(HERE, "regress", os.path.basename(seeds))
+    extra = [regress] if os.path.isdir(regress) else []
+    cmd = [exe, live, seeds, *extra, "-jobs=1", "-workers=1", "-close_fd_mask=3",
            "-max_len=262144", "-timeout=10", "-rss_limit_mb=2048",
            "-malloc_limit_mb=1024", "-print_final_stats=1",
            "-artifact_prefix=" + arts, "-seed=%d" % args.seed]
