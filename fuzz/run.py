@@ -48,6 +48,8 @@ def build(cxx, out):
     os.makedirs(out, exist_ok=True)
     flags = ["-std=c++17", "-O1", "-g", "-fno-omit-frame-pointer",
              "-fsanitize=fuzzer-no-link", SAN, "-fno-sanitize-recover=all",
+             "-fsanitize-coverage-ignorelist=" +
+             os.path.join(HERE, "coverage-ignore.txt"),
              "-I" + os.path.join(ROOT, "rt"), "-I" + os.path.join(ROOT, "include"),
              "-I" + os.path.join(ROOT, "tools")]
     objs, procs = {}, []
@@ -55,7 +57,7 @@ def build(cxx, out):
         s = os.path.join(ROOT, src)
         o = os.path.join(out, src.replace("/", "_") + ".o")
         objs[src] = o
-        deps = [s] + [os.path.join(ROOT, d, f) for d in ("rt", "fuzz", "tools")
+        deps = [s, os.path.join(HERE, "coverage-ignore.txt")] + [os.path.join(ROOT, d, f) for d in ("rt", "fuzz", "tools")
                       for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".h")]
         if os.path.exists(o) and os.path.getmtime(o) >= max(map(os.path.getmtime, deps)):
             continue
