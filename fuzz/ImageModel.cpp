@@ -46,6 +46,8 @@ uint64_t sectionChecksum(uint32_t Type, uint32_t Codec, const Bytes &Raw) {
   uint64_t H = 0x5ec710 + Type;
   if (Type != SecGlobals && Type != SecHeap && Type != SecStack)
     return hashPieces(H, Raw.data(), Raw.size());
+  if (!validCodec(Codec))
+    return H; // the reader refuses the image before (no record size: R 0)
   // As ImageReader::readRanges: range headers, then each range's data
   // decoded from its blocks (a tag byte before each under per-block).
   size_t Pos = 0, Size = Raw.size();

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Builds and runs the reader fuzzers (image_fuzzer, store_fuzzer).
 
-usage: run.py [--runs N] [--seconds S] [--build DIR] [--prefix DIR]
-              [--install-from BUILD] [--only NAME] [--jobs N]
+usage: run.py [--runs N] [--image-runs N] [--seconds S] [--build DIR]
+              [--prefix DIR] [--install-from BUILD] [--only NAME]
 
 Builds the fuzzers with the first clang that links -fsanitize=fuzzer
 (CCC_FUZZ_CXX, then clang++-19, clang++, clang++-22, clang++-14; address
@@ -10,7 +10,7 @@ and undefined behaviour sanitizers too) into DIR (default fuzz/build),
 makes the seed corpus (make_corpus.py, plus the inputs of fuzz/regress/
 that once crashed, with ckpt-cc of --prefix, of an
 install of --install-from, or of $CCC_PREFIX), runs each fuzzer for N
-executions (default 20000) or S seconds and reports executions, exec/s,
+executions (default 20000; image_fuzzer --image-runs if given) or S seconds and reports executions, exec/s,
 coverage (edges, features), corpus size and any crash, leak, timeout or
 out-of-memory. Exit status 0 if none, 1 if one, 77 (skipped) if no
 compiler here can build a libFuzzer target.
@@ -83,9 +83,10 @@ def corpus(args, out):
     tmp = None
     if not prefix and args.install_from:
         tmp = tempfile.mkdtemp(prefix="ccc-fuzz-prefix-")
-        subprocess.run(["cmake", "--install", args.install_from, "--prefix",
-                        tmp], check=True, stdout=subprocess.DEVNULL)
-        prefix = tmp
+        if subprocess.run(["cmake", "--install", args.install_from,
+                           "--prefix", tmp], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            prefix = tmp
     if not prefix:
         print("run.py: no ckpt-cc (--prefix, --install-from, CCC_PREFIX): "
               "fuzzing without seeds")
@@ -114,8 +115,11 @@ def fuzz(exe, seeds, work, args):
            "-max_len=262144", "-timeout=10", "-rss_limit_mb=2048",
            "-malloc_limit_mb=1024", "-print_final_stats=1",
            "-artifact_prefix=" + arts, "-seed=%d" % args.seed]
+    runs = args.runs
+    if args.image_runs and "image" in exe:
+        runs = args.image_runs
     cmd.append("-max_total_time=%d" % args.seconds if args.seconds
-               else "-runs=%d" % args.runs)
+               else "-runs=%d" % runs)
     t0 = time.time()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, errors="replace")
@@ -139,6 +143,7 @@ def fuzz(exe, seeds, work, args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=20000)
+    ap.add_argument("--image-runs", type=int, default=0)
     ap.add_argument("--seconds", type=int, default=0)
     ap.add_argument("--build", default=os.path.join(HERE, "build"))
     ap.add_argument("--prefix")
