@@ -519,6 +519,9 @@ bool ImageReader::open(const char *Path) {
                 (unsigned long long)FileSize, (unsigned long long)Hdr.FileSize);
   if (Hdr.SectionCount > kMaxSections)
     return fail("corrupt header (section count)");
+  // Compared over BuildIdLen bytes (readReferencedChunks).
+  if (Hdr.BuildIdLen > sizeof(Hdr.BuildId))
+    return fail("corrupt header (build id length %u)", Hdr.BuildIdLen);
   for (uint32_t I = 0; I < Hdr.SectionCount; ++I) {
     const SectionEntry &S = Hdr.Sections[I];
     if (S.Offset < sizeof(ImageHeader) || S.Offset > FileSize ||
