@@ -175,6 +175,10 @@ def main():
             failed = True
             for l in r["bad"] + r["crash"]:
                 print("  " + l)
+            for l in r["crash"]:  # the fuzzer run with stderr closed
+                print("  stack: %s %s" % (os.path.join(args.build, name +
+                                                        "_fuzzer"),
+                                           l.split("written to ")[-1]))
             print("  log: " + r["log"])
     print("FAILED" if failed else "no crash, leak, timeout or out-of-memory")
     return 1 if failed else 0
