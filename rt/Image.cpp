@@ -519,6 +519,9 @@ bool ImageReader::open(const char *Path) {
                 (unsigned long long)FileSize, (unsigned long long)Hdr.FileSize);
   if (Hdr.SectionCount > kMaxSections)
     return fail("corrupt header (section count)");
+  // Compared over BuildIdLen bytes (readReferencedChunks).
+  if (Hdr.BuildIdLen > sizeof(Hdr.BuildId))
+    return fail("corrupt header (build id length %u)", Hdr.BuildIdLen);
   for (uint32_t I = 0; I < Hdr.SectionCount; ++I) {
     const SectionEntry &S = Hdr.Sections[I];
     if (S.Offset < sizeof(ImageHeader) || S.Offset > FileSize ||
@@ -706,13 +709,25 @@ bool ImageReader::verifyAll() {
         return false;
       continue;
     }
-    void *Buf = __libc_malloc(S.RawSize ? S.RawSize : 1);
+    // Read in pieces: RawSize comes from the file, a corrupt one must not
+    // size an allocation. The same hash as readBlob's (hashPieces).
+    uint64_t N = S.RawSize < kHashBlock ? S.RawSize : kHashBlock;
+    auto *Buf = static_cast<unsigned char *>(__libc_malloc(N ? N : 1));
     if (!Buf)
       return fail("out of memory");
-    bool Ok = readBlob(S, Buf, S.RawSize);
+    bool Ok = beginStream(S);
+    uint64_t H = 0x5ec710 + S.Type;
+    for (uint64_t Done = 0; Ok && Done < S.RawSize; Done += N) {
+      N = S.RawSize - Done < kHashBlock ? S.RawSize - Done : kHashBlock;
+      if ((Ok = stream(S, Buf, N)))
+        H = hashChain(H, hashBytes(Buf, N));
+    }
     __libc_free(Buf);
     if (!Ok)
       return false;
+    if (H != S.Checksum)
+      return fail("%s section: checksum mismatch (image is corrupt)",
+                  sectionName(S.Type));
   }
   return true;
 }

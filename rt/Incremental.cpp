@@ -34,6 +34,8 @@ static bool before(const ChunkEntry &A, uint32_t Section, uint64_t Addr) {
 }
 
 void ChunkTable::sort() {
+  if (N < 2) // (E may be null: an empty table read from an image)
+    return;
   qsort(E, N, sizeof(ChunkEntry), [](const void *A, const void *B) {
     auto *X = static_cast<const ChunkEntry *>(A);
     auto *Y = static_cast<const ChunkEntry *>(B);
