@@ -45,6 +45,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ccc {
@@ -175,8 +176,13 @@ char *readLogFile(uint64_t Version, size_t *Len, char *Why, size_t Cap) {
   bool Ok = read(Fd, &H, sizeof(H)) == (ssize_t)sizeof(H) &&
             H.Magic == kLogMagic && H.Version == Version &&
             H.Rank == processRank() && H.NRanks == processCount();
+  // The size comes from the file: checked against the file before it is
+  // allocated (a damaged header must not end the restart).
+  struct stat St;
+  Ok = Ok && fstat(Fd, &St) == 0 && St.st_size >= (off_t)sizeof(H) &&
+       H.Bytes == (uint64_t)St.st_size - sizeof(H);
   if (Ok) {
-    Data = static_cast<char *>(scratch(H.Bytes));
+    Data = static_cast<char *>(scratch(H.Bytes ? H.Bytes : 1));
     size_t Got = 0;
     while (Got < H.Bytes) {
       ssize_t R = read(Fd, Data + Got, H.Bytes - Got);

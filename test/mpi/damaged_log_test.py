@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""A damaged message log costs one version, never the restart: a job under
+the non-blocking protocol is SIGKILLed once two versions are committed; the
+header of the newest version's log of rank 1 is made to claim an absurd size
+(what a bad block or a torn write could leave); started again, the job must
+say the log is damaged, restart from the version before and print what the
+uninterrupted plain program prints. (The reader used to allocate the size
+the header claimed, and a failed allocation ended the restart.)
+
+  usage: damaged_log_test.py --ref "PLAIN COMMAND"
+         --launcher "LAUNCHER WORDS BEFORE THE RANK COUNT" --np N
+         -- PROGRAM ARGS...
+"""
+import argparse
+import glob
+import os
+import re
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "harness"))
+from killrestart import Run, committed, private_mpi_env  # noqa: E402
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--ref", required=True)
+ap.add_argument("--launcher", required=True)
+ap.add_argument("--np", default="2")
+ap.add_argument("cmd", nargs=argparse.REMAINDER)
+a = ap.parse_args()
+cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+launch = shlex.split(a.launcher) + [a.np]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+work = tempfile.mkdtemp(prefix="ccc-damaged-log-")
+mpi_env, _ = private_mpi_env()
+ckpt = os.path.join(work, "ckpt")
+env = dict(os.environ, CCC_INTERVAL="0.2", CCC_VERBOSE="1",
+           CCC_PROTOCOL="nonblocking", CCC_DIR=ckpt, **mpi_env)
+ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=300,
+                     env=dict(env, CCC_DISABLE="1"))
+check(ref.returncode == 0 and ref.stdout, "the plain reference runs")
+
+first = Run(launch + cmd, env, os.path.join(work, "first"))
+deadline = time.monotonic() + 120
+while len(committed(ckpt)) < 2 and first.p.poll() is None and \
+        time.monotonic() < deadline:
+    time.sleep(0.005)
+check(len(committed(ckpt)) >= 2 and first.p.poll() is None,
+      "two checkpoints committed before the job ended")
+first.kill()
+versions = sorted(int(re.search(r"\.v(\d+)\.commit$", c).group(1))
+                  for c in glob.glob(ckpt + "/*.commit"))
+newest = versions[-1] if versions else 0
+logs = glob.glob(ckpt + "/*.v%06d.r1.log" % newest)
+check(len(logs) == 1, "the newest version has rank 1's message log")
+if logs:
+    with open(logs[0], "r+b") as f:
+        # LogHeader: magic, version (u64), rank, ranks (u32), bytes, sum.
+        f.seek(24)
+        f.write(struct.pack("<Q", 0x3030303030303030))
+r = Run(launch + cmd, dict(env, CCC_INTERVAL="0"), os.path.join(work, "restart"))
+try:
+    r.p.wait(timeout=120)
+except subprocess.TimeoutExpired:
+    r.kill()
+err = r.stderr()
+check(r.p.returncode == 0, "the restarted job finishes (exit %s)" %
+      r.p.returncode)
+check("r1.log is damaged or truncated" in err, "it says the log is damaged")
+m = re.search(r"restarting from .* \(checkpoint (\d+)\)", err)
+check(m is not None and int(m.group(1)) < newest,
+      "it restarts from an older version than %d (%s)" %
+      (newest, m.group(1) if m else "none"))
+check(r.stdout() == ref.stdout, "result identical to the uninterrupted plain run")
+
+if failures:
+    print("--- restart stderr\n" + err)
+    print(f"{len(failures)} failed; files in {work}")
+    sys.exit(1)
+shutil.rmtree(work, ignore_errors=True)
