@@ -111,7 +111,8 @@ def fuzz(exe, seeds, work, args):
     os.makedirs(arts, exist_ok=True)
     regress = os.path.join(HERE, "regress", os.path.basename(seeds))
     extra = [regress] if os.path.isdir(regress) else []
-    cmd = [exe, live, seeds, *extra, "-jobs=1", "-workers=1", "-close_fd_mask=3",
+    # One process (what -jobs=1 asks for, minus the log file in the cwd).
+    cmd = [exe, live, seeds, *extra, "-close_fd_mask=3",
            "-max_len=262144", "-timeout=10", "-rss_limit_mb=2048",
            "-malloc_limit_mb=1024", "-print_final_stats=1",
            "-artifact_prefix=" + arts, "-seed=%d" % args.seed]
@@ -121,8 +122,15 @@ def fuzz(exe, seeds, work, args):
     cmd.append("-max_total_time=%d" % args.seconds if args.seconds
                else "-runs=%d" % runs)
     t0 = time.time()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, errors="replace")
+    # Its scratch directory, removed even when a crash skipped its atexit.
+    tmp = tempfile.mkdtemp(prefix="ccc-fuzz-run-", dir="/dev/shm"
+                           if os.access("/dev/shm", os.W_OK) else None)
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace", cwd=work,
+                           env=dict(os.environ, CCC_FUZZ_TMP=tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     secs = time.time() - t0
     out = p.stdout
     log = os.path.join(work, os.path.basename(exe) + ".log")
@@ -151,6 +159,7 @@ def main():
     ap.add_argument("--only", choices=sorted(FUZZERS))
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
+    args.build = os.path.abspath(args.build)  # the fuzzers run in it
     cxx = compiler()
     if not cxx:
         print("run.py: no clang here links -fsanitize=fuzzer: skipped")
