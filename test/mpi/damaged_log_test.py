@@ -7,15 +7,11 @@ say the log is damaged, restart from the version before and print what the
 uninterrupted plain program prints. (The reader used to allocate the size
 the header claimed, and a failed allocation ended the restart.)
 
-  usage: damaged_log_test.py --ref "PLAIN COMMAND"
-         --launcher "LAUNCHER WORDS BEFORE THE RANK COUNT" --np N
-         -- PROGRAM ARGS...
+(Command line: restart_case.py.)
 """
-import argparse
 import glob
 import os
 import re
-import shlex
 import shutil
 import struct
 import subprocess
@@ -25,30 +21,18 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "harness"))
-from killrestart import Run, committed, private_mpi_env  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from killrestart import Run, committed  # noqa: E402
+from restart_case import Checks, mpi_env, parse  # noqa: E402
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--ref", required=True)
-ap.add_argument("--launcher", required=True)
-ap.add_argument("--np", default="2")
-ap.add_argument("cmd", nargs=argparse.REMAINDER)
-a = ap.parse_args()
-cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
-launch = shlex.split(a.launcher) + [a.np]
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
+a, launch, cmd = parse()
+check = Checks()
+failures = check.failures
 
 work = tempfile.mkdtemp(prefix="ccc-damaged-log-")
-mpi_env, _ = private_mpi_env()
 ckpt = os.path.join(work, "ckpt")
 env = dict(os.environ, CCC_INTERVAL="0.2", CCC_VERBOSE="1",
-           CCC_PROTOCOL="nonblocking", CCC_DIR=ckpt, **mpi_env)
+           CCC_PROTOCOL="nonblocking", CCC_DIR=ckpt, **mpi_env())
 ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=300,
                      env=dict(env, CCC_DISABLE="1"))
 check(ref.returncode == 0 and ref.stdout, "the plain reference runs")

@@ -6,14 +6,10 @@ protocol B it must say in one ccc: line that it continues under A, restart
 from the checkpoint and print what the uninterrupted plain program prints.
 Both directions (blocking -> nonblocking, nonblocking -> blocking).
 
-  usage: protocol_switch_test.py --ref "PLAIN COMMAND"
-         --launcher "LAUNCHER WORDS BEFORE THE RANK COUNT" --np N
-         -- PROGRAM ARGS...
+(Command line: restart_case.py.)
 """
-import argparse
 import glob
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -22,28 +18,16 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "harness"))
-from killrestart import Run, committed, private_mpi_env  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from killrestart import Run, committed  # noqa: E402
+from restart_case import Checks, mpi_env, parse  # noqa: E402
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--ref", required=True)
-ap.add_argument("--launcher", required=True)
-ap.add_argument("--np", default="2")
-ap.add_argument("cmd", nargs=argparse.REMAINDER)
-a = ap.parse_args()
-cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
-launch = shlex.split(a.launcher) + [a.np]
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
+a, launch, cmd = parse()
+check = Checks()
+failures = check.failures
 
 work = tempfile.mkdtemp(prefix="ccc-protocol-")
-mpi_env, _ = private_mpi_env()
-base = dict(os.environ, CCC_INTERVAL="0.2", CCC_VERBOSE="1", **mpi_env)
+base = dict(os.environ, CCC_INTERVAL="0.2", CCC_VERBOSE="1", **mpi_env())
 ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=300,
                      env=dict(base, CCC_DISABLE="1"))
 check(ref.returncode == 0 and ref.stdout, "the plain reference runs")
