@@ -31,7 +31,7 @@ failures = check.failures
 
 work = tempfile.mkdtemp(prefix="ccc-damaged-log-")
 ckpt = os.path.join(work, "ckpt")
-env = dict(os.environ, CCC_INTERVAL="0.2", CCC_VERBOSE="1",
+env = dict(os.environ, CCC_INTERVAL="0.1", CCC_VERBOSE="1",
            CCC_PROTOCOL="nonblocking", CCC_DIR=ckpt, **mpi_env())
 ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=300,
                      env=dict(env, CCC_DISABLE="1"))
