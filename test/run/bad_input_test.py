@@ -4,7 +4,7 @@
   bad_input_test.py PROG CKPT   (PROG: a serial program built with ccc)
 
 Runtime: CCC_INTERVAL=auto without CCC_MTBF, CCC_INJECT, CCC_ON_TERM and
-CCC_HEARTBEAT with bad values, an unwritable CCC_RUN_DIR and CCC_STDOUT:
+CCC_HEARTBEAT with bad values, an unwritable CCC_RUN_DIR, CCC_STDOUT and CCC_LOCAL_DIR:
 each stops the program at start with a `ccc:` line naming the variable and
 exit status 3, and leaves an earlier committed checkpoint in place. Then
 CCC_INTERVAL=auto with a CCC_MTBF: the interval it chose is reported.
@@ -51,6 +51,10 @@ cases = [
     ({"CCC_ON_TERM": "ignore"}, "CCC_ON_TERM=ignore: expected"),
     ({"CCC_HEARTBEAT": "soon"}, "CCC_HEARTBEAT=soon: expected"),
     ({"CCC_RUN_DIR": "/nonexistent/run"}, "CCC_RUN_DIR=/nonexistent/run"),
+    # A file where the node-local directory should be (mkdir -p fails
+    # even as root).
+    ({"CCC_LOCAL_DIR": "/etc/hostname/ccc"},
+     "CCC_LOCAL_DIR=/etc/hostname/ccc is not a writable directory"),
     ({"CCC_STDOUT": "/nonexistent/out.txt"},
      "cannot open /nonexistent/out.txt"),
 ]
