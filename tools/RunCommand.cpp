@@ -181,11 +181,19 @@ std::vector<Event> readEvents(const std::string &Dir, off_t *Offset) {
   return Out;
 }
 
-// Rank -> pid, and the heartbeat (mtime) of each, from the pid files.
+// Rank -> pid, and the heartbeat (mtime) of each, from the pid files. A
+// pid is signalled only when the process runs on this host.
 struct Proc {
   pid_t Pid;
   double Beat;
+  bool Local;
 };
+
+std::string localHost() {
+  char H[256] = "";
+  gethostname(H, sizeof(H) - 1);
+  return H;
+}
 std::map<unsigned, Proc> readProcs(const std::string &Dir) {
   std::map<unsigned, Proc> Out;
   DIR *D = opendir(Dir.c_str());
@@ -199,9 +207,12 @@ std::map<unsigned, Proc> readProcs(const std::string &Dir) {
     std::string P = Dir + "/" + E->d_name;
     FILE *F = fopen(P.c_str(), "r");
     int Pid = 0;
+    char Host[256] = "";
     struct stat St;
-    if (F && fscanf(F, "%d", &Pid) == 1 && Pid > 0 && stat(P.c_str(), &St) == 0)
-      Out[R] = {Pid, St.st_mtim.tv_sec + St.st_mtim.tv_nsec / 1e9};
+    if (F && fscanf(F, "%d %255s", &Pid, Host) >= 1 && Pid > 0 &&
+        stat(P.c_str(), &St) == 0)
+      Out[R] = {Pid, St.st_mtim.tv_sec + St.st_mtim.tv_nsec / 1e9,
+                !*Host || Host == localHost()};
     if (F)
       fclose(F);
   }
@@ -232,10 +243,95 @@ bool makeDirs(const std::string &P) {
   return true;
 }
 
-void killJob(pid_t Child, const std::map<unsigned, Proc> &Procs) {
+// This host's processes whose environment names this run directory: the
+// job's ranks, found even before they write their pid files. Open MPI puts
+// each rank in a process group of its own, so killing the launcher's group
+// does not reach them, and a rank that outlives its launcher may hold the
+// checkpoint directory's locks or spin on the cores the next attempt needs.
+std::vector<pid_t> jobProcesses(const std::string &RunDir) {
+  std::vector<pid_t> Out;
+  std::string Entry = "CCC_RUN_DIR=" + RunDir;
+  DIR *D = opendir("/proc");
+  if (!D)
+    return Out;
+  std::vector<char> Buf(1 << 18);
+  while (dirent *E = readdir(D)) {
+    char *End;
+    long Pid = strtol(E->d_name, &End, 10);
+    if (*End || Pid <= 0 || Pid == getpid())
+      continue;
+    std::string P = std::string("/proc/") + E->d_name + "/environ";
+    int Fd = open(P.c_str(), O_RDONLY | O_CLOEXEC);
+    if (Fd < 0)
+      continue;
+    ssize_t N = read(Fd, Buf.data(), Buf.size() - 1);
+    close(Fd);
+    for (ssize_t I = 0; I < N;) {
+      const char *V = Buf.data() + I;
+      size_t L = strnlen(V, N - I);
+      if (L == Entry.size() && !memcmp(V, Entry.data(), L)) {
+        Out.push_back((pid_t)Pid);
+        break;
+      }
+      I += L + 1;
+    }
+  }
+  closedir(D);
+  return Out;
+}
+
+// A process already on its way out: a zombie, exiting, or with SIGKILL
+// pending (the launcher's own kill, not yet delivered).
+bool dying(pid_t Pid) {
+  char Path[64], Buf[4096];
+  snprintf(Path, sizeof(Path), "/proc/%d/stat", (int)Pid);
+  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
+  ssize_t N = Fd < 0 ? -1 : read(Fd, Buf, sizeof(Buf) - 1);
+  if (Fd >= 0)
+    close(Fd);
+  if (N <= 0)
+    return true;
+  Buf[N] = 0;
+  const char *P = strrchr(Buf, ')');
+  char State;
+  unsigned long Flags;
+  if (!P || sscanf(P + 1, " %c %*d %*d %*d %*d %*d %lu", &State, &Flags) != 2)
+    return false;
+  if (State == 'Z' || State == 'X' || (Flags & 0x4 /* PF_EXITING */))
+    return true;
+  snprintf(Path, sizeof(Path), "/proc/%d/status", (int)Pid);
+  Fd = open(Path, O_RDONLY | O_CLOEXEC);
+  N = Fd < 0 ? -1 : read(Fd, Buf, sizeof(Buf) - 1);
+  if (Fd >= 0)
+    close(Fd);
+  if (N <= 0)
+    return true;
+  Buf[N] = 0;
+  for (const char *Field : {"\nSigPnd:", "\nShdPnd:"})
+    if (const char *F = strstr(Buf, Field))
+      if (strtoull(F + strlen(Field), nullptr, 16) & 1ULL << (SIGKILL - 1))
+        return true;
+  return false;
+}
+
+// Every process of the attempt: the launcher's group, the ranks named by
+// pid files on this host, and any other process of this host that carries
+// the run directory. Returns how many of the last kind there were.
+size_t killJob(pid_t Child, const std::map<unsigned, Proc> &Procs,
+               const std::string &RunDir) {
   for (auto &KV : Procs)
-    kill(KV.second.Pid, SIGKILL);
+    if (KV.second.Local)
+      kill(KV.second.Pid, SIGKILL);
   kill(-Child, SIGKILL);
+  size_t Others = 0;
+  for (pid_t P : jobProcesses(RunDir)) {
+    bool Known = false;
+    for (auto &KV : Procs)
+      Known |= KV.second.Local && KV.second.Pid == P;
+    Others += !Known && !dying(P);
+    kill(P, SIGKILL);
+  }
+  return Others;
 }
 
 const char *describeStatus(int St, char *Buf, size_t Cap) {
@@ -301,6 +397,12 @@ int cmdRun(int Argc, char **Argv) {
     fprintf(stderr, "ckpt run: cannot create %s: %s\n", O.RunDir.c_str(),
             strerror(errno));
     return 2;
+  }
+  // Absolute: the job's processes are recognised by this value in their
+  // environment, whatever their working directory.
+  if (char *Abs = realpath(O.RunDir.c_str(), nullptr)) {
+    O.RunDir = Abs;
+    free(Abs);
   }
   clearProcs(O.RunDir);
   unlink((O.RunDir + "/events").c_str());
@@ -465,7 +567,8 @@ int cmdRun(int Argc, char **Argv) {
       if (StopSignals && !Forwarded) {
         // Every process checkpoints at its next site and stops.
         for (auto &KV : Procs)
-          kill(KV.second.Pid, SIGTERM);
+          if (KV.second.Local)
+            kill(KV.second.Pid, SIGTERM);
         if (Procs.empty())
           kill(-Child, SIGTERM);
         Forwarded = true;
@@ -474,7 +577,7 @@ int cmdRun(int Argc, char **Argv) {
                 "checkpoint and stop\n",
                 Procs.size(), Procs.size() == 1 ? "" : "es");
       } else if (StopSignals > 1) {
-        killJob(Child, Procs); // a second signal: no waiting
+        killJob(Child, Procs, O.RunDir); // a second signal: no waiting
       }
       if (F && F->K == Fault::Kill && !KillDone && !Forwarded &&
           T - AttemptStart >= F->After && !Procs.empty()) {
@@ -483,7 +586,14 @@ int cmdRun(int Argc, char **Argv) {
           It = Procs.begin();
           std::advance(It, F->Rank % Procs.size());
         }
-        if (It != Procs.end()) {
+        if (It != Procs.end() && !It->second.Local) {
+          // Its pid means nothing on this host.
+          fprintf(stderr,
+                  "ckpt run: injected kill of rank %u skipped: it runs on "
+                  "another host\n",
+                  It->first);
+          KillDone = true;
+        } else if (It != Procs.end()) {
           fprintf(stderr, "ckpt run: injected: SIGKILL to rank %u (pid %d)\n",
                   It->first, (int)It->second.Pid);
           kill(It->second.Pid, SIGKILL);
@@ -498,13 +608,17 @@ int cmdRun(int Argc, char **Argv) {
                     "for %.0f s: the job hangs; killing it\n",
                     KV.first, (int)KV.second.Pid, O.HangTimeout);
             Hung = true;
-            killJob(Child, Procs);
+            killJob(Child, Procs, O.RunDir);
             break;
           }
       usleep(50000);
     }
     // Processes the launcher left behind must not outlive the attempt.
-    killJob(Child, Procs);
+    if (size_t Left = killJob(Child, Procs, O.RunDir))
+      fprintf(stderr,
+              "ckpt run: %zu process%s of the job outlived the launcher: "
+              "killed\n",
+              Left, Left == 1 ? "" : "es");
     double End = now();
     char Desc[128];
     describeStatus(Status, Desc, sizeof(Desc));

@@ -72,6 +72,87 @@ def compare(ref, run, log):
         fail("files only under ckpt run: %s" % extra, log)
 
 
+def descendants(pid):
+    """The processes below pid, parents first (from /proc)."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop(0)
+        for c in sorted(children.get(p, [])):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def kill_tree(pid):
+    for p in [pid] + descendants(pid):
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def carrying(entry):
+    """The processes whose environment holds entry (NAME=VALUE)."""
+    out = []
+    for d in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/environ" % d, "rb") as f:
+                if entry.encode() in f.read().split(b"\0"):
+                    out.append(int(d))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def snapshot(pid, run):
+    """What a hung job was doing: its processes (those under ckpt run and
+    any other that carries its run directory), the last events, and each
+    process's stacks (gdb), for the failure report."""
+    lines = ["---- processes of the job ----"]
+    rundir = os.path.realpath(os.path.join(run, "ccc-ckpt", "run"))
+    procs = descendants(pid)
+    procs += [p for p in carrying("CCC_RUN_DIR=" + rundir)
+              if p not in procs and p != pid]
+    if procs:
+        lines.append(subprocess.run(
+            ["ps", "-o", "pid,ppid,stat,wchan:24,etime,args", "-p",
+             ",".join(map(str, [pid] + procs))],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            universal_newlines=True).stdout)
+    events = os.path.join(run, "ccc-ckpt", "run", "events")
+    if os.path.exists(events):
+        with open(events, errors="replace") as f:
+            lines.append("---- last events ----")
+            lines.extend(f.read().splitlines()[-25:])
+    gdb = shutil.which("gdb")
+    for p in procs:
+        try:
+            exe = os.path.basename(os.readlink("/proc/%d/exe" % p))
+        except OSError:
+            continue
+        if not gdb or exe.startswith(("mpirun", "orte", "prted", "hydra",
+                                      "mpiexec", "python")):
+            continue
+        r = subprocess.run([gdb, "-p", str(p), "-batch", "-nx", "-ex",
+                            "thread apply all bt 12"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           universal_newlines=True, timeout=60)
+        lines.append("---- stacks of %d (%s) ----" % (p, exe))
+        lines.extend(l for l in r.stdout.splitlines()
+                     if l.startswith(("#", "Thread")))
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", choices=["random", "sigterm", "hang"],
@@ -86,17 +167,23 @@ def main():
                     int.from_bytes(os.urandom(3), "little"))
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    started = time.time()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
 
     top = tempfile.mkdtemp(prefix="ckpt_run_%s_" % a.mode, dir=os.getcwd())
     ref, run = os.path.join(top, "ref"), os.path.join(top, "run")
     os.makedirs(ref)
     os.makedirs(run)
-    with open(os.path.join(ref, "stdout"), "wb") as out:
+    # Standard error goes to a file, not a pipe: a rank left behind would
+    # hold a pipe open and make the wait endless.
+    referr = os.path.join(top, "ref.err")
+    with open(os.path.join(ref, "stdout"), "wb") as out, \
+            open(referr, "wb") as err:
         r = subprocess.run(shlex.split(a.ref), cwd=ref, stdout=out,
-                           stderr=subprocess.PIPE, timeout=240)
+                           stderr=err, timeout=120)
     if r.returncode != 0:
-        fail("the reference run failed: %s" % r.stderr.decode()[-2000:])
+        with open(referr, errors="replace") as f:
+            fail("the reference run failed: %s" % f.read()[-2000:])
 
     env = dict(os.environ, CCC_INTERVAL="0.25")
     base = [a.ckpt, "run", "--stdout", "stdout", "--backoff", "0.1",
@@ -113,14 +200,25 @@ def main():
         with open(errpath, errors="replace") as f:
             return f.read()
 
-    def finish(p, timeout=240):
+    def finish(p):
+        # Ends before ctest's limit (300 s), so that a job that hangs is
+        # reported with what each of its processes was doing.
+        left = started + 270 - time.time()
         try:
-            return p.wait(timeout=timeout)
+            return p.wait(timeout=max(left, 1))
         except subprocess.TimeoutExpired:
+            report = snapshot(p.pid, run)
             p.send_signal(signal.SIGINT)
             p.send_signal(signal.SIGINT)
-            p.wait()
-            fail("ckpt run did not end within %d s" % timeout, log())
+            try:
+                p.wait(timeout=10)
+                ended = "it ended after SIGINT twice"
+            except subprocess.TimeoutExpired:
+                ended = "it did not end after SIGINT twice: killed"
+                kill_tree(p.pid)
+                p.wait()
+            fail("ckpt run did not end within %.0f s (%s)\n%s"
+                 % (time.time() - started, ended, report), log())
 
     if a.mode == "random":
         print("seed %d (CKPT_RUN_SEED=%d repeats the faults)" % (a.seed,
