@@ -699,6 +699,37 @@ bool ImageReader::readBlob(const SectionEntry &S, void *Out, uint64_t Cap) {
   return true;
 }
 
+bool ImageReader::readBlobGrowing(const SectionEntry &S, void **Buf,
+                                  uint64_t *Cap) {
+  if (!beginStream(S))
+    return false;
+  uint64_t H = 0x5ec710 + S.Type;
+  for (uint64_t Done = 0, N; Done < S.RawSize; Done += N) {
+    N = S.RawSize - Done < kHashBlock ? S.RawSize - Done : kHashBlock;
+    if (Done + N > *Cap) {
+      // Doubling: a corrupt size costs at most twice the bytes really
+      // there before the stream runs dry.
+      uint64_t Want = *Cap * 2 > Done + N ? *Cap * 2 : Done + N;
+      if (Want > S.RawSize)
+        Want = S.RawSize;
+      void *P = __libc_realloc(*Buf, Want);
+      if (!P)
+        return fail("%s section: out of memory for %llu bytes",
+                    sectionName(S.Type), (unsigned long long)Want);
+      *Buf = P;
+      *Cap = Want;
+    }
+    unsigned char *Dst = static_cast<unsigned char *>(*Buf) + Done;
+    if (!stream(S, Dst, N))
+      return false;
+    H = hashChain(H, hashBytes(Dst, N));
+  }
+  if (H != S.Checksum)
+    return fail("%s section: checksum mismatch (image is corrupt)",
+                sectionName(S.Type));
+  return true;
+}
+
 bool ImageReader::verifyAll() {
   for (uint32_t I = 0; I < Hdr.SectionCount; ++I) {
     const SectionEntry &S = Hdr.Sections[I];

@@ -103,6 +103,10 @@ public:
                   RangeDone Done = nullptr);
   // Reads a whole blob section into Out (at most Cap bytes); checks it.
   bool readBlob(const SectionEntry &S, void *Out, uint64_t Cap);
+  // Reads a whole blob section into *Buf (*Cap bytes, from __libc_malloc),
+  // which grows (__libc_realloc) as the bytes arrive: the size the file
+  // claims never sizes an allocation alone. Checks it.
+  bool readBlobGrowing(const SectionEntry &S, void **Buf, uint64_t *Cap);
   // Reads every section into scratch memory and checks every checksum.
   bool verifyAll();
   const char *error() const { return Err; }

@@ -70,18 +70,15 @@ bool ChunkTable::load(ImageReader &R, const SectionEntry &S) {
   N = 0;
   if (S.RawSize % sizeof(ChunkEntry))
     return R.readBlob(S, nullptr, 0); // reports the size as corrupt
-  size_t Want = S.RawSize / sizeof(ChunkEntry);
-  if (Want > Cap) {
-    __libc_free(E);
-    E = static_cast<ChunkEntry *>(
-        __libc_malloc((Want ? Want : 1) * sizeof(ChunkEntry)));
-    Cap = E ? Want : 0;
-    if (!E)
-      return false;
-  }
-  if (!R.readBlob(S, E, S.RawSize))
+  // The size comes from the file: the table grows as its bytes arrive.
+  void *Buf = E;
+  uint64_t Bytes = Cap * sizeof(ChunkEntry);
+  bool Ok = R.readBlobGrowing(S, &Buf, &Bytes);
+  E = static_cast<ChunkEntry *>(Buf);
+  Cap = Bytes / sizeof(ChunkEntry);
+  if (!Ok)
     return false;
-  N = Want;
+  N = S.RawSize / sizeof(ChunkEntry);
   sort();
   return true;
 }
