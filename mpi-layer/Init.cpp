@@ -116,6 +116,74 @@ void launchRank(uint32_t *Rank, uint32_t *NRanks) {
   *NRanks = envInt("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS", 1);
 }
 
+uint64_t allReduce(uint64_t V, MPI_Op Op) {
+  uint64_t R;
+  PMPI_Allreduce(&V, &R, 1, MPI_UINT64_T, Op, Private);
+  return R;
+}
+
+bool Restarting = false; // set before initMpi by the restart paths
+
+// Settings every rank must share: otherwise ranks take different paths
+// through their first collectives (node-local inventory, restart exchange)
+// and wait for one another for ever. Open MPI gives remote ranks only the
+// variables named with -x, so a variable set where mpirun runs reaches
+// only the ranks of that host: the usual way here. Compared with rank 0's;
+// the lowest rank that differs says how and ends the job.
+void checkSameSettings(int Rank) {
+  enum { Dir, LocalDir, Protocol, Restart, N };
+  uint64_t Mine[N] = {getenv("CCC_DIR") != nullptr, nodeLocalStorage(),
+                      NonBlocking ? 2u : 1u, Restarting};
+  uint64_t Root[N];
+  memcpy(Root, Mine, sizeof(Root));
+  PMPI_Bcast(Root, N, MPI_UINT64_T, 0, Private);
+  int Bad = -1;
+  for (int I = 0; I < N && Bad < 0; ++I)
+    if (Root[I] != Mine[I])
+      Bad = I;
+  // (Small values: MPICH 4.0.2 compares MPI_UINT64_T as signed in
+  // MPI_MIN, so ~0 would be the minimum.)
+  int Size;
+  PMPI_Comm_size(Private, &Size);
+  uint64_t First =
+      allReduce(Bad >= 0 ? (uint64_t)Rank : (uint64_t)Size, MPI_MIN);
+  if (First == (uint64_t)Size)
+    return;
+  uint64_t Count = allReduce(Bad >= 0, MPI_SUM);
+  if ((uint64_t)Rank != First) {
+    sleep(60); // the reporting rank's error ends the job
+    _exit(3);
+  }
+  static const char *const Hint =
+      "with Open MPI, remote ranks see only the variables named with -x "
+      "(mpirun -x CCC_DIR -x CCC_LOCAL_DIR -x CCC_PROTOCOL ...)";
+  const char *SetHere = Mine[Bad] ? "set" : "not set";
+  const char *SetThere = Root[Bad] ? "set" : "not set";
+  char Others[64] = "";
+  if (Count > 1)
+    snprintf(Others, sizeof(Others), " (and %llu more ranks)",
+             (unsigned long long)Count - 1);
+  switch (Bad) {
+  case Dir:
+  case LocalDir:
+    fatal("%s is %s on rank %d%s but %s on rank 0: every rank needs the "
+          "same; %s",
+          Bad == Dir ? "CCC_DIR" : "CCC_LOCAL_DIR", SetHere, Rank, Others,
+          SetThere, Hint);
+  case Protocol:
+    fatal("rank %d%s uses the %s protocol, rank 0 the %s one: set "
+          "CCC_PROTOCOL alike for every rank; %s",
+          Rank, Others, NonBlocking ? "non-blocking" : "blocking",
+          NonBlocking ? "blocking" : "non-blocking", Hint);
+  default:
+    fatal("rank %d%s %s, rank 0 %s: the ranks do not see the same "
+          "checkpoints (CCC_DIR alike on every rank, on a file system they "
+          "share); %s",
+          Rank, Others, Mine[Restart] ? "restarts" : "starts afresh",
+          Root[Restart] ? "restarts" : "starts afresh", Hint);
+  }
+}
+
 void initMpi(int Required) {
   NonBlocking = nonblockingProtocol();
   int Provided;
@@ -134,14 +202,9 @@ void initMpi(int Required) {
       ((uint32_t)Rank != processRank() || (uint32_t)Size != processCount()))
     fatal("MPI says rank %d of %d, the launcher's environment said %u of %u",
           Rank, Size, processRank(), processCount());
+  checkSameSettings(Rank);
   if (Launched && nodeLocalStorage())
     nodeLocalInit();
-}
-
-uint64_t allReduce(uint64_t V, MPI_Op Op) {
-  uint64_t R;
-  PMPI_Allreduce(&V, &R, 1, MPI_UINT64_T, Op, Private);
-  return R;
 }
 
 void initForRestart(const void *Blob, size_t Len) {
@@ -152,6 +215,7 @@ void initForRestart(const void *Blob, size_t Len) {
     if (B.Magic == kStateMagic)
       Required = B.ThreadRequested;
   }
+  Restarting = true;
   initMpi(Required);
 }
 
@@ -167,6 +231,7 @@ void gatherImages(const uint64_t *Versions, int N) {
       Required = T;
       break;
     }
+  Restarting = true;
   initMpi(Required);
   nodeLocalGather(Versions, N);
 }
@@ -273,10 +338,9 @@ void abortJob() {
   PMPI_Abort(MPI_COMM_WORLD, 3);
 }
 
-ParallelLayer Hooks = {launchRank,   initForRestart, allMin,
-                       afterRestore, site,           stateBlob,
-                       checkVersion, duringWrite,    imageWritten,
-                       gatherImages, abortJob};
+ParallelLayer Hooks = {launchRank,   initForRestart, allMin,       afterRestore,
+                       site,         stateBlob,      checkVersion, duringWrite,
+                       imageWritten, gatherImages,   abortJob};
 
 // Registered before main, so the runtime knows the job is parallel.
 // With CCC_DISABLE=1 (read as the runtime's entry does) the layer stays out

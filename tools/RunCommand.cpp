@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RunCommand.h"
+#include "RunHosts.h"
 
 #include <cerrno>
 #include <cmath>
@@ -41,6 +42,8 @@ int runUsage() {
   fprintf(stderr,
           "usage: ckpt run [--retries N] [--backoff S] [--hang-timeout S]\n"
           "                [--stdout FILE] [--stderr FILE] [--run-dir DIR]\n"
+          "                [--hosts H1,H2,... | --hostfile FILE]\n"
+          "                [--probe COMMAND] [--probe-timeout S]\n"
           "                [--inject SPEC]... -- COMMAND [ARG...]\n"
           "  SPEC: kill:rank=R,after=S | random:mtbf=S[,count=N][,seed=X]\n"
           "        | write[:rank=R] | commit\n");
@@ -77,6 +80,7 @@ struct Options {
   int Retries = 5;
   double Backoff = 1, HangTimeout = 0;
   std::string Stdout, Stderr, RunDir;
+  HostList Hosts;            // --hosts/--hostfile: {hosts} in the command
   std::vector<Fault> Faults; // in order, one an attempt at most
   double Mtbf = 0;           // random faults
   int RandomCount = 5;
@@ -255,12 +259,20 @@ std::vector<pid_t> jobProcesses(const std::string &RunDir) {
   if (!D)
     return Out;
   std::vector<char> Buf(1 << 18);
+  // A process of another UTS namespace is another host's (a container, or
+  // a host of test/harness/netns_cluster.py): not this host's to kill.
+  char Uts[64] = "", Its[64];
+  ssize_t UtsLen = readlink("/proc/self/ns/uts", Uts, sizeof(Uts));
   while (dirent *E = readdir(D)) {
     char *End;
     long Pid = strtol(E->d_name, &End, 10);
     if (*End || Pid <= 0 || Pid == getpid())
       continue;
-    std::string P = std::string("/proc/") + E->d_name + "/environ";
+    std::string P = std::string("/proc/") + E->d_name + "/ns/uts";
+    if (UtsLen > 0 && (readlink(P.c_str(), Its, sizeof(Its)) != UtsLen ||
+                       memcmp(Its, Uts, UtsLen)))
+      continue;
+    P = std::string("/proc/") + E->d_name + "/environ";
     int Fd = open(P.c_str(), O_RDONLY | O_CLOEXEC);
     if (Fd < 0)
       continue;
@@ -376,6 +388,23 @@ int cmdRun(int Argc, char **Argv) {
       O.Stderr = V;
     else if (A == "--run-dir" && Value(&V))
       O.RunDir = V;
+    else if ((A == "--hosts" || A == "--hostfile") && Value(&V)) {
+      std::string Err;
+      if (O.Hosts.given()) {
+        fprintf(stderr, "ckpt run: --hosts and --hostfile name the hosts "
+                        "once, together\n");
+        return runUsage();
+      }
+      if (A == "--hosts" ? !parseHostList(V, O.Hosts, Err)
+                         : !readHostfile(V, O.Hosts, Err)) {
+        fprintf(stderr, "ckpt run: %s %s: %s\n", A.c_str(), V, Err.c_str());
+        return 2;
+      }
+    } else if (A == "--probe" && Value(&V) && *V)
+      O.Hosts.Probe = V;
+    else if (A == "--probe-timeout" && Value(&V) && parseSeconds(V, &X) &&
+             X > 0)
+      O.Hosts.ProbeTimeout = X;
     else if (A == "--inject" && Value(&V)) {
       if (!parseInject(V, O)) {
         fprintf(stderr, "ckpt run: --inject %s: not understood\n", V);
@@ -389,6 +418,17 @@ int cmdRun(int Argc, char **Argv) {
   if (I >= Argc)
     return runUsage();
   O.Command = Argv + I;
+  if (O.Hosts.given() && !mentionsHosts(O.Command)) {
+    fprintf(stderr,
+            "ckpt run: hosts are given but the command has no {hosts} to "
+            "put them in (mpirun --host {hosts}, mpiexec -hosts {hosts})\n");
+    return 2;
+  }
+  if (!O.Hosts.given() && mentionsHosts(O.Command)) {
+    fprintf(stderr, "ckpt run: the command names {hosts}: give them with "
+                    "--hosts or --hostfile\n");
+    return 2;
+  }
   if (O.RunDir.empty()) {
     const char *D = getenv("CCC_DIR");
     O.RunDir = std::string(D && *D ? D : "./ccc-ckpt") + "/run";
@@ -476,6 +516,13 @@ int cmdRun(int Argc, char **Argv) {
     const Fault *F =
         NextFault < O.Faults.size() ? &O.Faults[NextFault] : nullptr;
     double AttemptStart = now();
+    // This attempt's command: the hosts still in use in place of {hosts}.
+    std::vector<std::string> Args =
+        withHosts(O.Command, O.Hosts.given() ? O.Hosts.live() : "");
+    std::vector<char *> ArgPtrs;
+    for (std::string &A : Args)
+      ArgPtrs.push_back(&A[0]);
+    ArgPtrs.push_back(nullptr);
     // The child reports a failed exec through this pipe (closed on a
     // successful one): a command that cannot run is not retried.
     int ExecPipe[2];
@@ -512,7 +559,7 @@ int cmdRun(int Argc, char **Argv) {
           snprintf(B, sizeof(B), "commit:1");
         setenv("CCC_INJECT", B, 1);
       }
-      execvp(O.Command[0], O.Command);
+      execvp(ArgPtrs[0], ArgPtrs.data());
       int Err = errno;
       ssize_t W = write(ExecPipe[1], &Err, sizeof(Err));
       (void)W;
@@ -651,6 +698,17 @@ int cmdRun(int Argc, char **Argv) {
             Hung ? "hang; " : "", Desc, WasInjected ? ", injected" : "");
     if (Forwarded) {
       Result = WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
+      break;
+    }
+    // A host that does not answer any more is left out from now on: the
+    // next attempt runs on the others and the spares.
+    size_t Dropped = O.Hosts.given() ? probeHosts(O.Hosts) : 0;
+    if (Dropped)
+      fprintf(stderr, "ckpt run: the job goes on on %s\n",
+              O.Hosts.live().c_str());
+    if (O.Hosts.given() && !O.Hosts.liveCount()) {
+      fprintf(stderr, "ckpt run: no host is left\n");
+      Result = 1;
       break;
     }
     if (Failures > O.Retries) {

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""`ckpt run` loses a host of its job and carries on with a spare by itself.
+
+Usage: supervised_node_loss.py --mpi openmpi|mpich
+                               (--install-from BUILD | --prefix P)
+                               [--mode shared|local] [--trials N] ...
+
+As node_loss.py (same cluster, program, reference and checks), but nobody
+relaunches the job by hand: on h1,
+
+    ckpt run --hosts h1,h2,h3,h4 --probe "AGENT {} true" --stdout stdout
+             -- mpirun --host {hosts} -np 3 ... prog STEPS
+
+runs 3 ranks on h1,h2,h3 (h4 is a spare). Once a checkpoint is committed
+and after a random delay, h2 dies with its node-local disk. `ckpt run`
+must see the attempt fail, find h2 lost by its probe, launch again on
+h1,h3,h4 with no one's help, and finish with status 0 and stdout and every
+file byte-identical to the plain build's uninterrupted run. A trial whose
+job ends before the loss is redone, the loss earlier.
+Exit 0 if every trial passed, 77 (skip) as node_loss.py, 1 otherwise.
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "harness"))
+sys.path.insert(0, HERE)
+import netns_cluster  # noqa: E402
+import node_loss  # noqa: E402
+
+HOSTS = ["h1", "h2", "h3", "h4"]
+NP = 3
+LOST = "h2"
+
+
+def job(c, mpi, prog, args, env):
+    """mpirun's command with {hosts} for ckpt run to fill in, NP ranks;
+    env: the variables the job is given."""
+    cmd = node_loss.launch(c, mpi, ["{hosts}"], prog, args, env)
+    n = cmd.index("-np" if mpi == "openmpi" else "-n")
+    cmd[n + 1] = str(NP)
+    if mpi == "openmpi":
+        # Remote ranks get only what -x names (the agent is as clean as
+        # ssh): the supervision's variables too.
+        at = cmd.index(prog)
+        cmd[at:at] = ["-x", "CCC_RUN_DIR", "-x", "CCC_STDOUT"]
+    return cmd
+
+
+def processes(c):
+    """Each host's processes (ps), for a failure report."""
+    out = []
+    for h in HOSTS:
+        pids = c.processes(h) if c.alive(h) else []
+        if pids:
+            out.append("%s:\n%s" % (h, subprocess.run(
+                ["ps", "-o", "pid,ppid,stat,etime,args", "-p",
+                 ",".join(map(str, pids))], stdout=subprocess.PIPE,
+                universal_newlines=True).stdout))
+    return "".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mpi", required=True, choices=sorted(node_loss.LAUNCHER))
+    ap.add_argument("--install-from")
+    ap.add_argument("--prefix")
+    ap.add_argument("--mode", choices=("shared", "local"), default="shared")
+    ap.add_argument("--trials", type=int, default=2)
+    ap.add_argument("--source", default=os.path.join(
+        HERE, "..", "mpi", "programs", "ring.c"))
+    ap.add_argument("--steps", default="3000")
+    ap.add_argument("--interval", default="0.3")
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--timeout", type=float, default=150)
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    if not (a.install_from or a.prefix):
+        ap.error("--install-from or --prefix")
+    why = netns_cluster.missing()
+    if not why and not shutil.which(node_loss.LAUNCHER[a.mpi]):
+        why = node_loss.LAUNCHER[a.mpi] + " not installed"
+    if why:
+        print("SKIP: " + why)
+        return node_loss.SKIP
+    seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4),
+                                                            "little")
+    rng = random.Random(seed)
+    name = "%s.%s.supervised" % (a.mpi, a.mode)
+    print("[%s] seed %d (rerun with --seed %d)" % (name, seed, seed),
+          flush=True)
+    work = tempfile.mkdtemp(prefix="ccc-supervised-")
+    failures = 0
+    with netns_cluster.NetnsCluster(work, hosts=len(HOSTS)) as c:
+        a.prefix = a.prefix or os.path.join(work, "prefix")
+        exe, plain = node_loss.build(a, work)
+        ckpt = os.path.join(a.prefix, "bin", "ckpt")
+        base = dict(netns_cluster.MPI_ROOT_ENV)
+
+        # The reference: the plain build, uninterrupted, on h1,h2,h3.
+        ref_cwd = os.path.join(c.shared, "ref")
+        os.makedirs(ref_cwd)
+        t0 = time.monotonic()
+        cmd = node_loss.launch(c, a.mpi, HOSTS[:NP], plain, [a.steps])
+        r = c.run("h1", cmd, env=dict(base, CCC_RESTART="never",
+                                      CCC_INTERVAL="0"),
+                  cwd=ref_cwd, timeout=a.timeout)
+        ref_time = time.monotonic() - t0
+        if r.returncode != 0 or not r.stdout.strip():
+            print("[%s] FAIL: reference exited %d:\n%s" % (
+                name, r.returncode, r.stderr[-2000:]))
+            return 1
+        ref = node_loss.outputs(ref_cwd, r.stdout.encode())
+        print("[%s] reference: %.2f s" % (name, ref_time), flush=True)
+
+        for trial in range(a.trials):
+            problem = None
+            for attempt in range(4):
+                d = os.path.join(c.shared, "t%d.%d" % (trial, attempt))
+                cwd = os.path.join(d, "cwd")
+                os.makedirs(cwd)
+                for h in HOSTS:
+                    if not c.alive(h):
+                        c.start_host(h)
+                    c.remove_local(h)
+                env = dict(base, CCC_DIR=os.path.join(d, "ckpt"),
+                           CCC_INTERVAL=a.interval, CCC_VERBOSE="1")
+                if a.mode == "local":
+                    env["CCC_LOCAL_DIR"] = c.local_dir
+                sup = [ckpt, "run", "--hosts", ",".join(HOSTS),
+                       "--probe", c.agent + " {} true", "--probe-timeout",
+                       "10", "--retries", "3", "--backoff", "0.5",
+                       "--stdout", "stdout", "--"]
+                errpath = os.path.join(d, "ckpt_run.err")
+                with open(errpath, "wb") as err:
+                    p = c.popen("h1", sup + job(c, a.mpi, exe, [a.steps], env),
+                                env=env, cwd=cwd, stdout=err, stderr=err)
+                t_start = time.monotonic()
+                frac = rng.uniform(0, 0.6) * 0.5 ** attempt
+                armed = None
+                while p.poll() is None:
+                    now = time.monotonic()
+                    if armed is None and node_loss.committed(env["CCC_DIR"]):
+                        armed = now
+                        delay = frac * max(ref_time - (now - t_start), 0.2)
+                    if armed is not None and now - armed >= delay:
+                        break
+                    if now - t_start > a.timeout:
+                        break
+                    time.sleep(0.005)
+                with open(errpath, errors="replace") as f:
+                    text = f.read()
+                if p.poll() is not None:
+                    if p.returncode == 0 and armed is not None:
+                        print("[%s] trial %d: the job ended before the "
+                              "loss; again, earlier" % (name, trial),
+                              flush=True)
+                        continue
+                    problem = "ckpt run ended (%d) before the loss:\n%s" % (
+                        p.returncode, text[-3000:])
+                    break
+                kill_at = time.monotonic() - t_start
+                c.kill_host(LOST)
+                c.remove_local(LOST)
+                try:
+                    rc = p.wait(a.timeout)
+                except subprocess.TimeoutExpired:
+                    rc = None
+                    with open(errpath, "a") as f:
+                        f.write("---- processes at the timeout ----\n" +
+                                processes(c))
+                    p.kill()
+                    p.wait()
+                with open(errpath, errors="replace") as f:
+                    text = f.read()
+                if rc != 0:
+                    problem = "ckpt run %s after the loss:\n%s" % (
+                        "timed out" if rc is None else "exited %d" % rc,
+                        text[-3000:])
+                elif "host %s is lost" % LOST not in text:
+                    problem = "ckpt run did not report %s lost:\n%s" % (
+                        LOST, text[-3000:])
+                elif "ccc: restarting from" not in text:
+                    problem = "the job did not restart:\n%s" % text[-3000:]
+                else:
+                    with open(os.path.join(cwd, "stdout"), "rb") as f:
+                        out = f.read()
+                    os.unlink(os.path.join(cwd, "stdout"))
+                    shutil.rmtree(os.path.join(cwd, "ccc-ckpt"),
+                                  ignore_errors=True)
+                    problem = node_loss.differs(ref,
+                                                node_loss.outputs(cwd, out))
+                break
+            else:
+                problem = "the job ended before the loss 4 times"
+            for h in HOSTS:
+                if c.alive(h):
+                    c.kill_jobs(h)
+            if problem:
+                failures += 1
+                a.keep = True
+                print("[%s] trial %d: FAIL: %s\n  (files in %s)" % (
+                    name, trial, problem, d), flush=True)
+            else:
+                summary = [l for l in text.splitlines()
+                           if l.startswith("ckpt run: finished")]
+                print("[%s] trial %d: ok: %s lost %.2f s into the run; %s"
+                      % (name, trial, LOST, kill_at,
+                         summary[-1] if summary else ""), flush=True)
+    left = c.leftovers()
+    if left:
+        print("[%s] FAIL: processes left: %s" % (name, left))
+        failures += 1
+    print("[%s] %d/%d trials identical (seed %d)" % (
+        name, a.trials - failures, a.trials, seed), flush=True)
+    if a.keep:
+        print("[%s] files kept in %s" % (name, work))
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
