@@ -21,7 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SKIP = 77
 COMMON = ["rt/Image.cpp", "rt/Hash.cpp", "rt/Incremental.cpp", "rt/Store.cpp",
-          "tools/ckpt.cpp", "tools/RunCommand.cpp", "fuzz/FuzzCommon.cpp"]
+          "tools/ckpt.cpp", "tools/RunCommand.cpp", "tools/RunHosts.cpp",
+          "fuzz/FuzzCommon.cpp"]
 FUZZERS = {"image": ["fuzz/ImageModel.cpp", "fuzz/image_fuzzer.cpp"],
            "store": ["fuzz/store_fuzzer.cpp"]}
 SAN = "-fsanitize=address,undefined"

@@ -74,6 +74,25 @@ def committed(d):
     return glob.glob(os.path.join(d, "*.commit"))
 
 
+def await_loss(p, t0, ckpt_dir, ref_time, frac, timeout):
+    """The moment to lose a host: once a version is committed in ckpt_dir,
+    after frac of what is left of a reference-long run (p started at t0).
+    Returns when it has come, p ended, or timeout s passed (a loss with no
+    commit fails the trial); whether a commit was seen."""
+    armed = None
+    while p.poll() is None:
+        now = time.monotonic()
+        if armed is None and committed(ckpt_dir):
+            armed = now
+            delay = frac * max(ref_time - (now - t0), 0.2)
+        if armed is not None and now - armed >= delay:
+            break
+        if now - t0 > timeout:
+            break
+        time.sleep(0.005)
+    return armed is not None
+
+
 def outputs(cwd, stdout):
     """stdout and every file the job left in its working directory."""
     files = {f: open(os.path.join(cwd, f), "rb").read()
@@ -234,21 +253,12 @@ def main():
                 # Waits for a commit, then kills h2 within the part of the
                 # run that is left (a reference-long run), earlier on each
                 # attempt.
-                frac = rng.uniform(0, 0.6) * 0.5 ** attempt
-                armed = None
-                while p.poll() is None:
-                    now = time.monotonic()
-                    if armed is None and committed(env["CCC_DIR"]):
-                        armed = now
-                        delay = frac * max(ref_time - (now - p.t0), 0.2)
-                    if armed is not None and now - armed >= delay:
-                        break
-                    if now - p.t0 > a.timeout:
-                        break  # killed now: no commit fails the trial
-                    time.sleep(0.005)
+                armed = await_loss(p, p.t0, env["CCC_DIR"], ref_time,
+                                   rng.uniform(0, 0.6) * 0.5 ** attempt,
+                                   a.timeout)
                 if p.poll() is not None:
                     out, err = result(p)
-                    if p.returncode == 0 and armed is None:
+                    if p.returncode == 0 and not armed:
                         problem = ("the job finished and no commit was "
                                    "seen:\n%s" % err[-2000:])
                         break

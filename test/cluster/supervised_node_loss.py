@@ -144,22 +144,13 @@ def main():
                     p = c.popen("h1", sup + job(c, a.mpi, exe, [a.steps], env),
                                 env=env, cwd=cwd, stdout=err, stderr=err)
                 t_start = time.monotonic()
-                frac = rng.uniform(0, 0.6) * 0.5 ** attempt
-                armed = None
-                while p.poll() is None:
-                    now = time.monotonic()
-                    if armed is None and node_loss.committed(env["CCC_DIR"]):
-                        armed = now
-                        delay = frac * max(ref_time - (now - t_start), 0.2)
-                    if armed is not None and now - armed >= delay:
-                        break
-                    if now - t_start > a.timeout:
-                        break
-                    time.sleep(0.005)
+                armed = node_loss.await_loss(
+                    p, t_start, env["CCC_DIR"], ref_time,
+                    rng.uniform(0, 0.6) * 0.5 ** attempt, a.timeout)
                 with open(errpath, errors="replace") as f:
                     text = f.read()
                 if p.poll() is not None:
-                    if p.returncode == 0 and armed is not None:
+                    if p.returncode == 0 and armed:
                         print("[%s] trial %d: the job ended before the "
                               "loss; again, earlier" % (name, trial),
                               flush=True)

@@ -9,79 +9,41 @@ print what the uninterrupted plain program prints.
   usage: other_rank_count_test.py --ref "PLAIN COMMAND WITH 2 RANKS"
          --launcher "LAUNCHER WORDS BEFORE THE RANK COUNT" -- PROGRAM ARGS...
 """
-import argparse
-import glob
-import hashlib
 import os
 import shlex
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "harness"))
-from killrestart import Run, committed, descendants, private_mpi_env  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from restart_case import (Checks, contents, finished,  # noqa: E402
+                          killed_after_commit, mpi_env, parse,
+                          plain_reference)
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--ref", required=True)
-ap.add_argument("--launcher", required=True)
-ap.add_argument("cmd", nargs=argparse.REMAINDER)
-a = ap.parse_args()
-cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+a, _, cmd = parse()
 launcher = shlex.split(a.launcher)
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
+check = Checks()
+failures = check.failures
 
 work = tempfile.mkdtemp(prefix="ccc-ranks-")
-mpi_env, _ = private_mpi_env()
 ckpt = os.path.join(work, "ckpt")
 env = dict(os.environ, CCC_DIR=ckpt, CCC_INTERVAL="0.2", CCC_VERBOSE="1",
-           **mpi_env)
-ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=300,
-                     env=dict(env, CCC_RESTART="never", CCC_INTERVAL="0",
-                              CCC_DIR=os.path.join(work, "ref")))
+           **mpi_env())
+ref = plain_reference(a.ref, env, work)
 check(ref.returncode == 0 and ref.stdout, "the plain reference runs")
 
 
 def job(np, name):
     """Runs the checkpointed program with np ranks; None if it hangs."""
-    r = Run(launcher + [str(np)] + cmd, env, os.path.join(work, name))
-    try:
-        r.p.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        r.kill()
-        return None, r
-    return r.p.returncode, r
-
-
-def contents():
-    out = {}
-    for f in sorted(glob.glob(os.path.join(ckpt, "*"))):
-        if not f.endswith(".lock"):
-            with open(f, "rb") as fh:
-                out[os.path.basename(f)] = hashlib.sha256(fh.read()).hexdigest()
-    return out
+    return finished(launcher + [str(np)] + cmd, env,
+                    os.path.join(work, name), 120)
 
 
 # A job of 2 ranks, killed once a version is committed.
-first = Run(launcher + ["2"] + cmd, env, os.path.join(work, "first"))
-deadline = time.monotonic() + 120
-while not committed(ckpt) and first.p.poll() is None and \
-        time.monotonic() < deadline:
-    time.sleep(0.005)
-check(bool(committed(ckpt)) and first.p.poll() is None,
+check(killed_after_commit(launcher + ["2"] + cmd, env,
+                          os.path.join(work, "first"), ckpt),
       "the 2-rank job committed a checkpoint before it ended")
-first.kill()
-before = contents()
+before = contents(ckpt)
 
 for np in (3, 1):
     rc, r = job(np, f"np{np}")
@@ -91,7 +53,7 @@ for np in (3, 1):
           f"with 2 ranks" in r.stderr(), f"{np} ranks: ccc: error names both "
           f"counts")
     check("restarting from" not in r.stderr(), f"{np} ranks: nothing restored")
-    check(contents() == before, f"{np} ranks: every checkpoint file is as "
+    check(contents(ckpt) == before, f"{np} ranks: every checkpoint file is as "
           f"it was")
 
 rc, r = job(2, "np2")

@@ -14,13 +14,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "harness"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from killrestart import Run, committed  # noqa: E402
-from restart_case import Checks, mpi_env, parse  # noqa: E402
+from killrestart import Run  # noqa: E402
+from restart_case import (Checks, killed_after_commit,  # noqa: E402
+                          mpi_env, parse)
 
 a, launch, cmd = parse()
 check = Checks()
@@ -37,14 +37,9 @@ for wrote, then in (("blocking", "nonblocking"),
     tag = "%s -> %s: " % (wrote, then)
     ckpt = os.path.join(work, wrote)
     env = dict(base, CCC_DIR=ckpt, CCC_PROTOCOL=wrote)
-    first = Run(launch + cmd, env, os.path.join(work, wrote + ".first"))
-    deadline = time.monotonic() + 120
-    while not committed(ckpt) and first.p.poll() is None and \
-            time.monotonic() < deadline:
-        time.sleep(0.005)
-    check(bool(committed(ckpt)) and first.p.poll() is None,
+    check(killed_after_commit(launch + cmd, env,
+                              os.path.join(work, wrote + ".first"), ckpt),
           tag + "a checkpoint was committed before the job ended")
-    first.kill()
     records = [open(c).read() for c in sorted(glob.glob(ckpt + "/*.commit"))]
     check(records and all("\nprotocol %s\n" % wrote in r for r in records),
           tag + "the commit records name the protocol")

@@ -16,38 +16,21 @@ rank 1 loses one variable through a shell wrapper, as a remote rank would:
  3. the same command with CCC_DIR on both ranks restarts and prints what
     the uninterrupted plain program prints.
 
-  usage: settings_differ_test.py --ref "PLAIN COMMAND WITH 2 RANKS"
-         --launcher "LAUNCHER WORDS BEFORE THE RANK COUNT" -- PROGRAM ARGS...
+(Command line: restart_case.py.)
 """
-import argparse
-import glob
-import hashlib
 import os
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "harness"))
-from killrestart import Run, committed, private_mpi_env  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from restart_case import (Checks, contents, finished,  # noqa: E402
+                          killed_after_commit, mpi_env, parse,
+                          plain_reference)
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--ref", required=True)
-ap.add_argument("--launcher", required=True)
-ap.add_argument("cmd", nargs=argparse.REMAINDER)
-a = ap.parse_args()
-cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
-launcher = shlex.split(a.launcher)
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
+a, launch, cmd = parse()
+check = Checks()
+failures = check.failures
 
 
 def rank1_without(var):
@@ -59,37 +42,19 @@ def rank1_without(var):
 
 
 work = tempfile.mkdtemp(prefix="ccc-settings-")
-mpi_env, _ = private_mpi_env()
 ckpt = os.path.join(work, "ckpt")
 local = os.path.join(work, "local")
 os.makedirs(local)
 env = dict(os.environ, CCC_DIR=ckpt, CCC_INTERVAL="0.2", CCC_VERBOSE="1",
-           **mpi_env)
-ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=300,
-                     env=dict(env, CCC_RESTART="never", CCC_INTERVAL="0",
-                              CCC_DIR=os.path.join(work, "ref")))
+           **mpi_env())
+ref = plain_reference(a.ref, env, work)
 check(ref.returncode == 0 and ref.stdout, "the plain reference runs")
 
 
 def job(argv, name, extra=None):
     """Runs argv with 2 ranks; (exit status or None if it hangs, Run)."""
-    r = Run(launcher + ["2"] + argv, dict(env, **(extra or {})),
-            os.path.join(work, name))
-    try:
-        r.p.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        r.kill()
-        return None, r
-    return r.p.returncode, r
-
-
-def contents():
-    out = {}
-    for f in sorted(glob.glob(os.path.join(ckpt, "*"))):
-        if not f.endswith(".lock"):
-            with open(f, "rb") as fh:
-                out[os.path.basename(f)] = hashlib.sha256(fh.read()).hexdigest()
-    return out
+    return finished(launch + argv, dict(env, **(extra or {})),
+                    os.path.join(work, name), 60)
 
 
 rc, r = job(rank1_without("CCC_LOCAL_DIR"), "local",
@@ -101,22 +66,17 @@ check(rc not in (None, 0), "CCC_LOCAL_DIR on rank 0 only: and fails (%s)"
 check("ccc: CCC_LOCAL_DIR is not set on rank 1 but set on rank 0"
       in r.stderr(), "CCC_LOCAL_DIR on rank 0 only: ccc: error says so")
 
-first = Run(launcher + ["2"] + cmd, env, os.path.join(work, "first"))
-deadline = time.monotonic() + 120
-while not committed(ckpt) and first.p.poll() is None and \
-        time.monotonic() < deadline:
-    time.sleep(0.005)
-check(bool(committed(ckpt)) and first.p.poll() is None,
+check(killed_after_commit(launch + cmd, env, os.path.join(work, "first"),
+                          ckpt),
       "the job committed a checkpoint before it ended")
-first.kill()
-before = contents()
+before = contents(ckpt)
 
 rc, r = job(rank1_without("CCC_DIR"), "dir")
 check(rc is not None, "CCC_DIR on rank 0 only: the job ends (no hang)")
 check(rc not in (None, 0), "CCC_DIR on rank 0 only: and fails (%s)" % rc)
 check("ccc: CCC_DIR is not set on rank 1 but set on rank 0" in r.stderr(),
       "CCC_DIR on rank 0 only: ccc: error says so")
-check(contents() == before, "CCC_DIR on rank 0 only: every checkpoint file "
+check(contents(ckpt) == before, "CCC_DIR on rank 0 only: every checkpoint file "
       "is as it was")
 
 rc, r = job(cmd, "again")

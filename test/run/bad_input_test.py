@@ -9,7 +9,8 @@ each stops the program at start with a `ccc:` line naming the variable and
 exit status 3, and leaves an earlier committed checkpoint in place. Then
 CCC_INTERVAL=auto with a CCC_MTBF: the interval it chose is reported.
 `ckpt run`: unknown options and fault specs (status 2), no command (2), a
-command that cannot be executed (127, not retried).
+command that cannot be executed (127, not retried), bad host lists and
+hostfiles, hosts without {hosts} in the command and the reverse (2).
 """
 import os
 import subprocess
@@ -73,6 +74,9 @@ r = run([PROG, "300000", "2000"], d, CCC_RESTART="never",
 check(r.returncode == 0 and "CCC_INTERVAL=auto: a checkpoint costs" in
       r.stderr, "CCC_INTERVAL=auto reports the interval it chose", r.stderr)
 
+hostfile = os.path.join(d, "hosts")
+with open(hostfile, "w") as f:
+    f.write("# nodes\nn1 slots=4\nn2 max=4\n")
 for argv, rc, msg in [
         ([CKPT, "run", "--retries", "x", "--", PROG], 2, "not understood"),
         ([CKPT, "run", "--inject", "kill:rank=0", "--", PROG], 2,
@@ -82,7 +86,25 @@ for argv, rc, msg in [
         ([CKPT, "run", "--hang-timeout"], 2, "usage: ckpt run"),
         ([CKPT, "run", "--"], 2, "usage: ckpt run"),
         ([CKPT, "run", "--", "/nonexistent/prog"], 127,
-         "cannot run /nonexistent/prog")]:
+         "cannot run /nonexistent/prog"),
+        ([CKPT, "run", "--hosts", "n1,n;2", "--", "echo", "{hosts}"], 2,
+         "--hosts n1,n;2: 'n;2' is not a host name"),
+        ([CKPT, "run", "--hosts", "n1,n1", "--", "echo", "{hosts}"], 2,
+         "host n1 is named twice"),
+        ([CKPT, "run", "--hosts", "n1:0", "--", "echo", "{hosts}"], 2,
+         "the slots after ':' must be a count above 0"),
+        ([CKPT, "run", "--hosts", "n1", "--", PROG], 2,
+         "the command has no {hosts} to put them in"),
+        ([CKPT, "run", "--", "echo", "{hosts}"], 2,
+         "give them with --hosts or --hostfile"),
+        ([CKPT, "run", "--hostfile", hostfile, "--", "echo", "{hosts}"], 2,
+         "hosts:3: expected NAME, NAME:SLOTS or NAME slots=SLOTS"),
+        ([CKPT, "run", "--hostfile", os.path.join(d, "none"), "--", "echo",
+          "{hosts}"], 2, "none: No such file or directory"),
+        ([CKPT, "run", "--hosts", "n1", "--hostfile", hostfile, "--", "echo",
+          "{hosts}"], 2, "name the hosts once"),
+        ([CKPT, "run", "--probe-timeout", "0", "--", PROG], 2,
+         "not understood")]:
     r = run(argv, d, timeout=30)
     check(r.returncode == rc and msg in r.stderr,
           "%s: exit %d and '%s'" % (" ".join(argv[1:]), rc, msg),
