@@ -74,6 +74,17 @@ def committed(d):
     return glob.glob(os.path.join(d, "*.commit"))
 
 
+def cannot_run(ap, a):
+    """Why this test cannot run here (it is skipped), or None; a usage error
+    without an installed ccc."""
+    if not (a.install_from or a.prefix):
+        ap.error("--install-from or --prefix")
+    why = netns_cluster.missing()
+    if not why and not shutil.which(LAUNCHER[a.mpi]):
+        why = LAUNCHER[a.mpi] + " not installed"
+    return why
+
+
 def await_loss(p, t0, ckpt_dir, ref_time, frac, timeout):
     """The moment to lose a host: once a version is committed in ckpt_dir,
     after frac of what is left of a reference-long run (p started at t0).
@@ -165,11 +176,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
-    if not (a.install_from or a.prefix):
-        ap.error("--install-from or --prefix")
-    why = netns_cluster.missing()
-    if not why and not shutil.which(LAUNCHER[a.mpi]):
-        why = LAUNCHER[a.mpi] + " not installed"
+    why = cannot_run(ap, a)
     if why:
         print("SKIP: " + why)
         return SKIP

@@ -83,11 +83,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=150)
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
-    if not (a.install_from or a.prefix):
-        ap.error("--install-from or --prefix")
-    why = netns_cluster.missing()
-    if not why and not shutil.which(node_loss.LAUNCHER[a.mpi]):
-        why = node_loss.LAUNCHER[a.mpi] + " not installed"
+    why = node_loss.cannot_run(ap, a)
     if why:
         print("SKIP: " + why)
         return node_loss.SKIP
