@@ -7,8 +7,9 @@ The reference command (the program built without ccc) runs first in ref/;
 then COMMAND runs under `ckpt run --stdout stdout` in run/, checkpointing
 every 0.25 s, and:
   random   5 random injected failures (kills at random times, kills during
-           an image write, kills before a commit record): it must finish
-           with status 0 after at least 5 injected failures;
+           an image write, kills before a commit record), --hang-timeout
+           20: it must finish with status 0 after at least 5 injected
+           failures;
   sigterm  SIGTERM to `ckpt run` after the first commit: every rank
            checkpoints and the job stops with status 75; the same command
            again finishes from there;
@@ -225,7 +226,13 @@ def main():
                                                                    a.seed))
         # A short mean time between faults: the faults are over long before
         # the job could finish (it runs about 5 s uninterrupted).
-        p = start(["--inject", "random:mtbf=0.3,count=5,seed=%d" % a.seed])
+        # --hang-timeout as users should run: Open MPI 4.1.4's mpirun can
+        # deadlock in its own finalization after a rank dies (seen here:
+        # orte_finalize -> PMIx_server_finalize waiting on a mutex, every
+        # rank gone, mpirun alive for 10 minutes). The dead ranks' heartbeats
+        # stop, and ckpt run kills the job and launches it again.
+        p = start(["--inject", "random:mtbf=0.3,count=5,seed=%d" % a.seed,
+                   "--hang-timeout", "20"])
         rc = finish(p)
         text = log()
         if rc != 0:
