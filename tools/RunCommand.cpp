@@ -199,6 +199,7 @@ std::string localHost() {
   return H;
 }
 std::map<unsigned, Proc> readProcs(const std::string &Dir) {
+  static const std::string Me = localHost(); // read every 50 ms: once
   std::map<unsigned, Proc> Out;
   DIR *D = opendir(Dir.c_str());
   if (!D)
@@ -216,7 +217,7 @@ std::map<unsigned, Proc> readProcs(const std::string &Dir) {
     if (F && fscanf(F, "%d %255s", &Pid, Host) >= 1 && Pid > 0 &&
         stat(P.c_str(), &St) == 0)
       Out[R] = {Pid, St.st_mtim.tv_sec + St.st_mtim.tv_nsec / 1e9,
-                !*Host || Host == localHost()};
+                !*Host || Host == Me};
     if (F)
       fclose(F);
   }
