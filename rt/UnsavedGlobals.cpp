@@ -41,7 +41,10 @@ bool isLibraryState(const char *Name, const char *File) {
       "_ZN7Fortran", "_ZZN7Fortran", "_ZGVZN7Fortran",
       // The C/C++ start files and unwinder glue.
       "__dso_handle", "__TMC_END__", "DW.ref.", "completed.", "__cpu_model",
-      "__cpu_features"};
+      "__cpu_features",
+      // A sanitized runtime's bookkeeping (ODR indicators, the registered
+      // flag of its globals), set again by the sanitizer's constructors.
+      "__odr_asan_gen_", "___asan_globals_registered"};
   for (const char *P : Prefixes)
     if (!strncmp(Name, P, strlen(P)))
       return true;
