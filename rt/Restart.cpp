@@ -17,6 +17,7 @@
 #include "Parallel.h"
 #include "Process.h"
 #include "RuntimeGlobals.h"
+#include "Sanitizers.h"
 #include "Store.h"
 
 #include <cerrno>
@@ -144,6 +145,7 @@ jumpToSavedContext() {
   // Frames on the restored stack were protected with the old process's
   // canary; nothing after this line returns through a protected frame.
   asm volatile("movq %0, %%fs:0x28" ::"r"(RT.Ctx.StackCanary) : "memory");
+  beforeStackSwitch(RT.StackLow, RT.StackHigh);
   __ccc_ctx_restore(&RT.Ctx);
 }
 

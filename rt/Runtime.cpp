@@ -20,6 +20,7 @@
 #include "Process.h"
 #include "RunLock.h"
 #include "RuntimeGlobals.h"
+#include "Sanitizers.h"
 #include "Store.h"
 #include "Supervision.h"
 #include "UnsavedGlobals.h"
@@ -535,7 +536,9 @@ __attribute__((noinline)) int takeCheckpoint() {
   RT.Ctx.StackCanary = readCanary();
   heapLock();
   if (__ccc_ctx_save(&RT.Ctx)) {
-    // Resumed in a new process; the heap lock was saved held.
+    // Resumed in a new process (jumpToSavedContext); the heap lock was
+    // saved held.
+    afterStackSwitch();
     heapUnlock();
     initOpenMPAfterRestart();
     return CCC_RESTARTED;
@@ -609,6 +612,7 @@ void recordCompletion(int Status, void *) {
 }
 
 [[noreturn]] void runUserMain(void *P) {
+  afterStackSwitch();
   auto *A = static_cast<MainArgs *>(P);
   int R = A->Main(A->Argc, A->Argv, A->Envp);
   exit(R);
@@ -644,6 +648,7 @@ void recordCompletion(int Status, void *) {
   // After the triggers: a supervisor may signal a process that said start.
   supervisionFresh();
   RT.Ready = true;
+  beforeStackSwitch(RT.StackLow, RT.StackHigh);
   __ccc_run_on_stack(runUserMain, A, reinterpret_cast<void *>(RT.StackHigh));
 }
 
