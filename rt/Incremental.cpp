@@ -93,6 +93,8 @@ bool ChunkedWriter::addRange(uint32_t Section, uint64_t Addr, uint64_t Len) {
       Next = End;
     uint64_t L = Next - Addr;
     const void *Data = reinterpret_cast<const void *>(Addr);
+    if (Addr >= CopyLo && Addr - CopyLo < CopyLen)
+      Data = Copy + (Addr - CopyLo);
     uint64_t H = hashBytes(Data, L);
     ChunkEntry E = {Addr, L, H, Version, Section, 0};
     if (Prev && L >= kMinTableChunk) {

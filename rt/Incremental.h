@@ -77,6 +77,14 @@ public:
     Stats.Compared = Prev != nullptr;
   }
   bool addRange(uint32_t Section, uint64_t Addr, uint64_t Len);
+  // The bytes of [Lo, Lo + Len) are read from Copy instead of memory (a
+  // sanitized runtime's copy of the stack, Runtime.cpp); Copy null: from
+  // memory again.
+  void readFromCopy(uint64_t Lo, uint64_t Len, const void *Copy) {
+    CopyLo = Lo;
+    CopyLen = Copy ? Len : 0;
+    this->Copy = static_cast<const unsigned char *>(Copy);
+  }
   // Writes the SecChunks section and the header's chain fields.
   bool finish(uint32_t ChainLength);
   const ChunkStats &stats() const { return Stats; }
@@ -90,6 +98,8 @@ private:
   uint64_t Version, ChunkSize;
   ChunkTable &Out;
   ChunkStats Stats;
+  uint64_t CopyLo = 0, CopyLen = 0;
+  const unsigned char *Copy = nullptr;
 };
 
 // Where a referenced chunk goes: its destination (Len bytes), or null with
