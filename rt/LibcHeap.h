@@ -10,6 +10,8 @@
 #ifndef CCC_RT_LIBCHEAP_H
 #define CCC_RT_LIBCHEAP_H
 
+#include "Sanitizers.h"
+
 #include <stddef.h>
 
 extern "C" {
@@ -18,5 +20,25 @@ void *__libc_calloc(size_t, size_t);
 void *__libc_realloc(void *, size_t);
 void __libc_free(void *);
 }
+
+#ifdef CCC_RT_ASAN
+// Under AddressSanitizer the process's allocator is the sanitizer's, and
+// glibc's behind it would leave the runtime's buffers unchecked; worse,
+// __ccc_free would give glibc the blocks libraries got from the sanitizer
+// (a crash at the first such free). So the runtime uses the sanitizer's
+// allocator, by the names GCC's libasan (and LLVM's before 17) exports it
+// under, which neither --wrap nor the runtime's own malloc (StreamHeap.cpp)
+// touches.
+extern "C" {
+void *__interceptor_malloc(size_t);
+void *__interceptor_calloc(size_t, size_t);
+void *__interceptor_realloc(void *, size_t);
+void __interceptor_free(void *);
+}
+#define __libc_malloc __interceptor_malloc
+#define __libc_calloc __interceptor_calloc
+#define __libc_realloc __interceptor_realloc
+#define __libc_free __interceptor_free
+#endif
 
 #endif

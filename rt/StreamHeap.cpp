@@ -21,12 +21,21 @@
 
 #include <cstdlib>
 
+// These replace the process's malloc, which runs before anything else,
+// the sanitizer's start included (its libasan is not first among the
+// libraries, rt/CMakeLists.txt): checked loads before its shadow memory is
+// mapped would fault. So they are never instrumented; what they call
+// (__ccc_malloc, the sanitizer's allocator) checks itself.
+#define CCC_MALLOC_REPLACEMENT __attribute__((no_sanitize("address")))
+
 namespace ccc {
 namespace {
 // Nesting depth of the runtime's stream wrappers on this thread.
 thread_local int InStreamWrapper;
 // Before main there is no region yet: glibc's heap.
-bool inRegion() { return InStreamWrapper && heapIsMapped(); }
+CCC_MALLOC_REPLACEMENT bool inRegion() {
+  return InStreamWrapper && heapIsMapped();
+}
 } // namespace
 } // namespace ccc
 
@@ -36,20 +45,20 @@ void ccc::streamHeapEnter() { ++ccc::InStreamWrapper; }
 void ccc::streamHeapLeave() { --ccc::InStreamWrapper; }
 
 extern "C" {
-void *malloc(size_t N) noexcept {
+CCC_MALLOC_REPLACEMENT void *malloc(size_t N) noexcept {
   return inRegion() ? __ccc_malloc(N) : __libc_malloc(N);
 }
 
-void *calloc(size_t N, size_t Size) noexcept {
+CCC_MALLOC_REPLACEMENT void *calloc(size_t N, size_t Size) noexcept {
   return inRegion() ? __ccc_calloc(N, Size) : __libc_calloc(N, Size);
 }
 
-void *realloc(void *P, size_t N) noexcept {
+CCC_MALLOC_REPLACEMENT void *realloc(void *P, size_t N) noexcept {
   if (P ? ccc::heapContains(P) : inRegion())
     return __ccc_realloc(P, N);
   return __libc_realloc(P, N);
 }
 
 // __ccc_free gives memory outside the region to glibc.
-void free(void *P) noexcept { __ccc_free(P); }
+CCC_MALLOC_REPLACEMENT void free(void *P) noexcept { __ccc_free(P); }
 }
