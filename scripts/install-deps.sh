@@ -3,12 +3,13 @@
 set -eu
 # LLVM 22 beside 19: ccc builds libccc-22.so too and tests it (llvm22.*).
 # Not libomp-22-dev: it conflicts with libomp-19-dev (apt removes one for
-# the other), which the OpenMP tests need.
+# the other), which the OpenMP tests need. gcc, libasan8 and libubsan1:
+# the sanitizer runtimes of sanitize.tier (clang-19 ships none).
 PKGS="clang-19 llvm-19-dev llvm-19-tools lld-19 flang-19 libomp-19-dev
   clang-22 llvm-22-dev llvm-22-tools flang-22 libzstd-dev zstd libxxhash-dev cmake
   ninja-build make pkg-config python3 procps libopenmpi-dev openmpi-bin
   libmpich-dev mpich gdb hyperfine valgrind libfpzip-dev spin
-  slurmctld slurmd slurm-client munge"
+  slurmctld slurmd slurm-client munge gcc libasan8 libubsan1"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

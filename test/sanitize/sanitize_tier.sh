@@ -4,10 +4,12 @@
 # layer, ckpt and the runtime unit tests instrumented; the pass plugin taken
 # from the main build, as it is not sanitized), builds only what the chosen
 # tests need and runs them there: the runtime unit tests, serial
-# kill/restart trials of a C and a C++ program, the bad-input tests of the
-# runtime, `ckpt` and `ckpt run`, and one Open MPI kill/restart test. Any
-# sanitizer report fails it, also an ASan one a test would have taken for
-# an expected failure (reports go to log files, checked at the end).
+# kill/restart trials of C and C++ programs (two with files open across
+# checkpoints: the runtime's malloc then serves glibc), the bad-input tests
+# of the runtime, `ckpt` and `ckpt run`, and one Open MPI kill/restart
+# test. Any sanitizer report fails it, also an ASan one a test would have
+# taken for an expected failure (reports go to log files, checked at the
+# end).
 # Exit 77 (skipped) where the compiler cannot build and link sanitized
 # code with any sanitizer runtime.
 #
@@ -57,8 +59,9 @@ serial_targets="chunk_table_test heap_region_test image_codec_test
   heap_graph_interior_pointers heap_graph_interior_pointers.plain
   deep_recursion_site deep_recursion_site.plain
   polymorphic_graph_stl polymorphic_graph_stl.plain
+  open_files open_files.plain file_streams file_streams.plain
   forced_checkpoints forced_checkpoints.rebuilt run_particles_stl ckpt"
-serial_tests='^(rt\.(heap_region|image_codecs|chunk_table_sizes|bad_input)|killrestart\.(heap_graph_interior_pointers|deep_recursion_site|polymorphic_graph_stl)|run\.bad_input)$'
+serial_tests='^(rt\.(heap_region|image_codecs|chunk_table_sizes|bad_input)|killrestart\.(heap_graph_interior_pointers|deep_recursion_site|polymorphic_graph_stl|open_files|file_streams)|run\.bad_input)$'
 mpi_targets=""
 mpi_tests='^killrestart\.mpi\.openmpi\.halo_isend_irecv\.np2$'
 if grep -q '^build test/mpi/mpi_openmpi_halo_isend_irecv:' "$dir/build.ninja"; then
