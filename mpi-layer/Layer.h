@@ -22,6 +22,8 @@
 
 #include <mpi.h>
 
+#include "../rt/LibcHeap.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -31,9 +33,6 @@ void *__ccc_malloc(size_t);
 void *__ccc_calloc(size_t, size_t);
 void *__ccc_realloc(void *, size_t);
 void __ccc_free(void *);
-void *__libc_malloc(size_t);
-void *__libc_realloc(void *, size_t);
-void __libc_free(void *);
 extern volatile int __ccc_pending;
 }
 
