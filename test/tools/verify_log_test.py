@@ -8,47 +8,17 @@ check the records themselves, not trust the checksum to have caught it.
 usage: verify_log_test.py CKPT
 """
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "fuzz"))
+from logfile import (COLL, EVENT, LATE, MAGIC, WILD, block, fnv,  # noqa: E402
+                     log_file, record, sound_records)
+
 CKPT = sys.argv[1]
-MAGIC = 0x31474f4c43434343
-HEADER = "<QQIIQQ"     # magic, version, rank, ranks, bytes, sum
-RECORD = "<BBHiiIQQQ"  # kind, ev, nvals, src, tag, pad, op, comm, bytes
-LATE, WILD, EVENT, COLL = range(4)
 failures = []
-
-
-def fnv(data):
-    h = 0xcbf29ce484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
-def record(kind, payload=b"", src=0, nvals=0, nbytes=None, ev=0):
-    n = len(payload) if nbytes is None else nbytes
-    return struct.pack(RECORD, kind, ev, nvals, src, 7, 0, 3, 0x44000000,
-                       n) + payload
-
-
-def block(data, claimed=None):
-    return struct.pack("<Q", len(data) if claimed is None else claimed) + data
-
-
-def sound_records():
-    return (record(LATE, b"hello", src=1) + record(WILD, src=0) +
-            record(EVENT, struct.pack("<qq", 1, -1), nvals=2, ev=6) +
-            record(COLL, block(b"\x01\x02\x03") + block(b"")))
-
-
-def log_file(records, version=2, rank=1, ranks=2, magic=MAGIC, nbytes=None,
-             checksum=None):
-    n = len(records) if nbytes is None else nbytes
-    s = fnv(records) if checksum is None else checksum
-    return struct.pack(HEADER, magic, version, rank, ranks, n, s) + records
 
 
 def verify(work, name, content):
