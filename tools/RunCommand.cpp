@@ -757,10 +757,10 @@ int cmdRun(int Argc, char **Argv) {
       Result = WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
       break;
     }
-    // A host that does not answer any more is left out from now on: the
-    // next attempt runs on the others and the spares.
-    size_t Dropped = O.Hosts.given() ? probeHosts(O.Hosts) : 0;
-    if (Dropped)
+    // A host that does not answer any more is left out: the next attempt
+    // runs on the others and the spares (and on a lost one come back).
+    size_t Changed = O.Hosts.given() ? probeHosts(O.Hosts) : 0;
+    if (Changed)
       fprintf(stderr, "ckpt run: the job goes on on %s\n",
               O.Hosts.live().c_str());
     if (O.Hosts.given() && !O.Hosts.liveCount()) {
