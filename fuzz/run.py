@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Builds and runs the reader fuzzers (image_fuzzer, store_fuzzer).
+"""Builds and runs the reader fuzzers (image_fuzzer, store_fuzzer,
+log_fuzzer).
 
 usage: run.py [--runs N] [--image-runs N] [--seconds S] [--build DIR]
               [--prefix DIR] [--install-from BUILD] [--only NAME]
@@ -9,7 +10,8 @@ Builds the fuzzers with the first clang that links -fsanitize=fuzzer
 and undefined behaviour sanitizers too) into DIR (default fuzz/build),
 makes the seed corpus (make_corpus.py, plus the inputs of fuzz/regress/
 that once crashed, with ckpt-cc of --prefix, of an
-install of --install-from, or of $CCC_PREFIX), runs each fuzzer for N
+install of --install-from, or of $CCC_PREFIX; message logs from
+logfile.py), runs each fuzzer for N
 executions (default 20000; image_fuzzer --image-runs if given) or S seconds and reports executions, exec/s,
 coverage (edges, features), corpus size and any crash, leak, timeout or
 out-of-memory. Exit status 0 if none, 1 if one, 77 (skipped) if no
@@ -20,11 +22,13 @@ import argparse, os, re, shutil, subprocess, sys, tempfile, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SKIP = 77
-COMMON = ["rt/Image.cpp", "rt/Hash.cpp", "rt/Incremental.cpp", "rt/Store.cpp",
+COMMON = ["rt/Image.cpp", "rt/Hash.cpp", "rt/Incremental.cpp",
+          "rt/MessageLog.cpp", "rt/Store.cpp",
           "tools/ckpt.cpp", "tools/RunCommand.cpp", "tools/RunHosts.cpp",
           "fuzz/FuzzCommon.cpp"]
 FUZZERS = {"image": ["fuzz/ImageModel.cpp", "fuzz/image_fuzzer.cpp"],
-           "store": ["fuzz/store_fuzzer.cpp"]}
+           "store": ["fuzz/store_fuzzer.cpp"],
+           "log": ["fuzz/log_fuzzer.cpp"]}
 SAN = "-fsanitize=address,undefined"
 
 
@@ -77,7 +81,19 @@ def build(cxx, out):
                             "-o", exe], check=True)
 
 
+def log_seeds(out):
+    """Message logs need no program to make: written here (logfile.py)."""
+    d = os.path.join(out, "log")
+    os.makedirs(d, exist_ok=True)
+    sys.path.insert(0, HERE)
+    import logfile
+    for name, data in logfile.seeds().items():
+        with open(os.path.join(d, name + ".log"), "wb") as f:
+            f.write(data)
+
+
 def corpus(args, out):
+    log_seeds(out)
     if os.path.isdir(os.path.join(out, "image")):
         return True
     prefix = args.prefix or os.environ.get("CCC_PREFIX")

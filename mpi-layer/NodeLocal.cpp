@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "Layer.h"
 
+#include "../rt/Config.h"
 #include "../rt/Log.h"
 #include "../rt/Parallel.h"
 #include "../rt/Store.h"
@@ -251,21 +252,35 @@ void nodeLocalInit() {
   int Zero = 0;
   if (Family == AF_INET6)
     setsockopt(ListenFd, IPPROTO_IPV6, IPV6_V6ONLY, &Zero, sizeof(Zero));
-  sockaddr_storage SS = {};
+  sockaddr_storage SS;
   socklen_t Len;
-  if (Family == AF_INET6) {
-    auto *A = reinterpret_cast<sockaddr_in6 *>(&SS);
-    A->sin6_family = AF_INET6;
-    A->sin6_addr = in6addr_any;
-    Len = sizeof(*A);
-  } else {
-    auto *A = reinterpret_cast<sockaddr_in *>(&SS);
-    A->sin_family = AF_INET;
-    A->sin_addr.s_addr = htonl(INADDR_ANY);
-    Len = sizeof(*A);
+  // Port 0: the system's choice; else the first free one of the range.
+  int Lo = Cfg.PartnerPortLow, Hi = Cfg.PartnerPortHigh;
+  for (int Port = Lo;; ++Port) {
+    SS = {};
+    if (Family == AF_INET6) {
+      auto *A = reinterpret_cast<sockaddr_in6 *>(&SS);
+      A->sin6_family = AF_INET6;
+      A->sin6_addr = in6addr_any;
+      A->sin6_port = htons(Port);
+      Len = sizeof(*A);
+    } else {
+      auto *A = reinterpret_cast<sockaddr_in *>(&SS);
+      A->sin_family = AF_INET;
+      A->sin_addr.s_addr = htonl(INADDR_ANY);
+      A->sin_port = htons(Port);
+      Len = sizeof(*A);
+    }
+    if (bind(ListenFd, reinterpret_cast<sockaddr *>(&SS), Len) == 0)
+      break;
+    if (errno != EADDRINUSE || Port >= Hi)
+      fatal("CCC_LOCAL_DIR: cannot listen for partner copies%s: %s%s",
+            Lo ? " on a port of CCC_PARTNER_PORTS" : "", strerror(errno),
+            errno == EADDRINUSE ? " (every port of the range is taken: it "
+                                  "needs one per rank of this host)"
+                                : "");
   }
-  if (bind(ListenFd, reinterpret_cast<sockaddr *>(&SS), Len) != 0 ||
-      listen(ListenFd, 64) != 0 ||
+  if (listen(ListenFd, 64) != 0 ||
       getsockname(ListenFd, reinterpret_cast<sockaddr *>(&SS), &Len) != 0)
     fatal("CCC_LOCAL_DIR: cannot listen for partner copies: %s",
           strerror(errno));
@@ -293,8 +308,9 @@ void nodeLocalInit() {
                "copy on another host (the loss of this host's disk loses "
                "them)",
                imageDir(), Me.Host);
-  CCC_DEBUG("CCC_LOCAL_DIR: %d hosts; rank %d on %s copies to rank %d", NHosts,
-            Rank, Me.Host, PartnerRank);
+  CCC_DEBUG("CCC_LOCAL_DIR: %d hosts; rank %d on %s (port %d) copies to "
+            "rank %d",
+            NHosts, Rank, Me.Host, Me.Port, PartnerRank);
   startReceiver();
 }
 

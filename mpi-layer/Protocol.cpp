@@ -114,23 +114,6 @@ void maybeEndRestore() {
 
 //===-- Checksummed log file ----------------------------------------------===//
 
-constexpr uint64_t kLogMagic = 0x31474f4c43434343ULL; // "CCCCLOG1"
-
-struct LogHeader {
-  uint64_t Magic;
-  uint64_t Version;
-  uint32_t Rank, NRanks;
-  uint64_t Bytes;
-  uint64_t Sum;
-};
-
-uint64_t fnv(const char *P, size_t N) {
-  uint64_t H = 0xcbf29ce484222325ULL;
-  for (size_t I = 0; I < N; ++I)
-    H = (H ^ (unsigned char)P[I]) * 0x100000001b3ULL;
-  return H;
-}
-
 bool writeLogFile(uint64_t Version) {
   char Path[kPathMax], Tmp[kPathMax + 8];
   logPath(Path, imageDir(), storeName(), Version, L->Rank);
@@ -142,7 +125,7 @@ bool writeLogFile(uint64_t Version) {
     return false;
   }
   LogHeader H = {kLogMagic,         Version, (uint32_t)L->Rank,
-                 (uint32_t)L->Size, Log.Len, fnv(Log.Data, Log.Len)};
+                 (uint32_t)L->Size, Log.Len, logChecksum(Log.Data, Log.Len)};
   bool Ok = writeAll(Fd, &H, sizeof(H)) && writeAll(Fd, Log.Data, Log.Len) &&
             fsync(Fd) == 0;
   int E = errno;
@@ -162,44 +145,16 @@ bool writeLogFile(uint64_t Version) {
   return true;
 }
 
-// Reads and checks a log file; the payload is returned in libc memory.
+// Reads and checks a log file (every record a replay will use); the
+// records are returned in libc memory.
 char *readLogFile(uint64_t Version, size_t *Len, char *Why, size_t Cap) {
   char Path[kPathMax];
   logPath(Path, imageDir(), storeName(), Version, processRank());
-  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
-  if (Fd < 0) {
-    snprintf(Why, Cap, "message log %s: %s", Path, strerror(errno));
-    return nullptr;
-  }
-  LogHeader H;
-  char *Data = nullptr;
-  bool Ok = read(Fd, &H, sizeof(H)) == (ssize_t)sizeof(H) &&
-            H.Magic == kLogMagic && H.Version == Version &&
-            H.Rank == processRank() && H.NRanks == processCount();
-  // The size comes from the file: checked against the file before it is
-  // allocated (a damaged header must not end the restart).
-  struct stat St;
-  Ok = Ok && fstat(Fd, &St) == 0 && St.st_size >= (off_t)sizeof(H) &&
-       H.Bytes == (uint64_t)St.st_size - sizeof(H);
-  if (Ok) {
-    Data = static_cast<char *>(scratch(H.Bytes ? H.Bytes : 1));
-    size_t Got = 0;
-    while (Got < H.Bytes) {
-      ssize_t R = read(Fd, Data + Got, H.Bytes - Got);
-      if (R <= 0)
-        break;
-      Got += R;
-    }
-    Ok = Got == H.Bytes && fnv(Data, H.Bytes) == H.Sum;
-  }
-  close(Fd);
-  if (!Ok) {
-    scratchFree(Data);
-    snprintf(Why, Cap, "message log %s is damaged or truncated", Path);
-    return nullptr;
-  }
-  *Len = H.Bytes;
-  return Data;
+  LogExpect E;
+  E.Version = Version;
+  E.Rank = processRank();
+  E.NRanks = processCount();
+  return readMessageLog(Path, E, nullptr, Len, scratch, scratchFree, Why, Cap);
 }
 
 // The period ends when every late message has arrived: write the log.

@@ -29,6 +29,7 @@
 
 #include "../rt/Log.h"
 
+#include <climits>
 #include <cstddef>
 #include <cstring>
 
@@ -134,26 +135,29 @@ void logOutputs(MPI_Comm C, uint64_t Seq, const CollOutputs &O,
 
 // Writes record I's outputs back into O.
 void restoreOutputs(size_t I, const CollOutputs &O) {
+  // The blocks were checked to lie within the record (readMessageLog).
   const char *P = RP.Payload[I], *End = P + RP.Recs[I].Bytes;
   forEachBlock(O, [&](void *Buf, int Count, MPI_Datatype T) {
+    const char *Block;
     uint64_t Len;
-    if (P + sizeof(Len) > End)
+    if (!nextCollBlock(P, End, &Block, &Len))
       fatal("restart replay diverged: a logged collective has fewer outputs "
             "than this call (is the program deterministic apart from MPI?)");
-    memcpy(&Len, P, sizeof(Len));
-    P += sizeof(Len);
     MPI_Datatype RT = realType(T);
     int Size = Count > 0 ? elementBytesIfContiguous(RT) : 0;
     if (Size >= 0) {
       if (Len != (uint64_t)Size * (Count > 0 ? Count : 0))
         fatal("restart replay diverged: a logged collective's output has "
               "another size than this call's");
-      memcpy(Buf, P, Len);
+      memcpy(Buf, Block, Len);
     } else {
+      if (Len > INT_MAX)
+        fatal("restart replay diverged: a logged collective's output of %llu "
+              "bytes is more than this call can take",
+              (unsigned long long)Len);
       int Pos = 0;
-      PMPI_Unpack(P, (int)Len, &Pos, Buf, Count, RT, Private);
+      PMPI_Unpack(Block, (int)Len, &Pos, Buf, Count, RT, Private);
     }
-    P += Len;
   });
 }
 

@@ -12,6 +12,7 @@
 #include "Layer.h"
 
 #include "../rt/Log.h"
+#include "../rt/MessageLog.h"
 #include "../rt/Parallel.h"
 
 #include <cstdint>
@@ -27,23 +28,8 @@ namespace nb {
       logMessage("protocol: rank " __VA_ARGS__);                               \
   } while (0)
 
-// Coll: the outputs of a collective this rank re-executes after a restart
-// (it crossed the recovery line, ProtocolCollectives.cpp): per output
-// block, its packed length (8 bytes) and bytes. Ev is 1 for a non-blocking
-// one open at this rank's checkpoint.
-enum class RecKind : uint8_t { Late, Wild, Event, Coll };
-
-struct Record {
-  RecKind Kind;
-  uint8_t Ev;     // Event
-  uint16_t NVals; // Event
-  int32_t Src;    // rank in the communicator
-  int32_t Tag;
-  uint32_t Pad;
-  uint64_t Op;    // receive operation (Late, Wild); collective number (Coll)
-  uint64_t Comm;  // program handle bits (Late, Wild, Coll)
-  uint64_t Bytes; // Late: packed data that follows; Event: 8 * NVals
-};
+// The records of the message log (rt/MessageLog.h).
+using Record = LogRecord;
 
 struct Buffer {
   char *Data = nullptr;

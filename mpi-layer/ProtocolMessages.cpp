@@ -265,25 +265,20 @@ Message *resolve(uint64_t Op, MPI_Comm C, int *Src, int *Tag) {
   return M;
 }
 
+// Data was checked by readMessageLog: every record's payload is in it.
 void loadReplay(char *Data, size_t Len) {
   RP = Replay();
   RP.Data = Data;
-  size_t N = 0;
-  for (size_t Off = 0; Off + sizeof(Record) <= Len;) {
-    auto *R = reinterpret_cast<Record *>(Data + Off);
-    Off += sizeof(Record) + R->Bytes;
-    ++N;
-  }
+  size_t N = forEachLogRecord(Data, Len, [](const Record &, const char *) {});
   RP.Recs = static_cast<Record *>(scratch(N * sizeof(Record)));
   RP.Payload = static_cast<char **>(scratch(N * sizeof(char *)));
   RP.Used = static_cast<bool *>(scratch(N));
   size_t I = 0;
-  for (size_t Off = 0; Off + sizeof(Record) <= Len; ++I) {
-    memcpy(&RP.Recs[I], Data + Off, sizeof(Record));
-    RP.Payload[I] = Data + Off + sizeof(Record);
-    RP.Used[I] = false;
-    Off += sizeof(Record) + RP.Recs[I].Bytes;
-  }
+  forEachLogRecord(Data, Len, [&](const Record &R, const char *Payload) {
+    RP.Recs[I] = R;
+    RP.Payload[I] = const_cast<char *>(Payload);
+    RP.Used[I++] = false;
+  });
   RP.N = RP.Left = N;
 }
 

@@ -91,6 +91,22 @@ void configInit() {
   }
   Cfg.Keep = envInt("CCC_KEEP", 2, 1, 1000000);
 
+  // A firewall between hosts may leave only some ports open.
+  Cfg.PartnerPortLow = Cfg.PartnerPortHigh = 0;
+  if (const char *V = env("CCC_PARTNER_PORTS")) {
+    char *End;
+    errno = 0;
+    long Lo = strtol(V, &End, 10), Hi = Lo;
+    if (!errno && *End == '-' && End > V)
+      Hi = strtol(End + 1, &End, 10);
+    if (errno || *End || Lo < 1 || Hi > 65535 || Lo > Hi)
+      fatal("CCC_PARTNER_PORTS=%s: expected a port or a range LOW-HIGH "
+            "within 1-65535 (e.g. 40000-40063)",
+            V);
+    Cfg.PartnerPortLow = (int)Lo;
+    Cfg.PartnerPortHigh = (int)Hi;
+  }
+
   Cfg.Restart = RestartMode::Auto;
   if (const char *V = env("CCC_RESTART")) {
     if (!strcmp(V, "auto"))

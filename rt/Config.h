@@ -18,6 +18,9 @@ enum class UnsavedPolicy { Error, Warn, Ignore };
 struct Config {
   char Dir[4096];
   char LocalDir[4096]; // CCC_LOCAL_DIR, empty if unset
+  // CCC_PARTNER_PORTS LOW-HIGH: where partner copies are received; 0, 0
+  // for a port of the system's choice.
+  int PartnerPortLow, PartnerPortHigh;
   char Name[256];
   double Interval; // seconds, 0 = off (or auto: Mtbf > 0)
   double Mtbf;     // CCC_MTBF seconds, for CCC_INTERVAL=auto
@@ -25,10 +28,10 @@ struct Config {
   RestartMode Restart;
   int CompressLevel;
   int Threads;
-  int Shuffle; // CCC_SHUFFLE: -1 auto, 0 never, 1 always
-  int FullEvery;     // CCC_FULL_EVERY: 1 = no incremental images
+  int Shuffle;        // CCC_SHUFFLE: -1 auto, 0 never, 1 always
+  int FullEvery;      // CCC_FULL_EVERY: 1 = no incremental images
   uint64_t ChunkSize; // CCC_CHUNK_SIZE
-  int Signal; // 0 = none
+  int Signal;         // 0 = none
   size_t StackSize;
   size_t HeapReserve;
   UnsavedPolicy Unsaved;

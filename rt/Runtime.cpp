@@ -678,6 +678,7 @@ void recordCompletion(int Status, void *) {
   openStore();
   mapStack();
   installOverflowReporter();
+  on_exit(noteExitStatus, nullptr); // runs after recordCompletion
   on_exit(recordCompletion, nullptr);
   supervisionStart();
   restartIfPossible();

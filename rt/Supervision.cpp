@@ -9,7 +9,9 @@
 //             appended with single write()s by every process:
 //             start, restart V, restore-failed V, image V SECONDS,
 //             image-failed V, commit V, stopped V, interval 0 SECONDS,
-//             injected V (CCC_INJECT killed this process)
+//             injected V (CCC_INJECT killed this process),
+//             exit 0 STATUS (exit() with STATUS; a process killed by a
+//             signal, or stopped on SIGTERM, writes none)
 // Without a supervisor the same process still honours SIGTERM (checkpoint
 // at the next site, then exit with status 75), its hooks and CCC_INJECT.
 //
@@ -321,6 +323,8 @@ void heartbeat() {
 }
 
 void noteInterval(double Seconds) { event("interval", 0, Seconds); }
+
+void noteExitStatus(int Status, void *) { event("exit", 0, Status); }
 
 } // namespace ccc
 

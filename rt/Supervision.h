@@ -53,6 +53,11 @@ bool stopRequested();
 
 // CCC_INTERVAL=auto chose Seconds between checkpoints.
 void noteInterval(double Seconds);
+// An on_exit handler: the process's exit status as an event, so that
+// `ckpt run` can tell a job whose ranks all finished from a failed one when
+// the launcher does not end after them. Registered before the completion
+// record's handler, so it runs after it.
+void noteExitStatus(int Status, void *);
 
 // The heartbeat is due (set by its thread, read at sites).
 extern volatile int HeartbeatDue;

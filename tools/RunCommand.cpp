@@ -7,9 +7,11 @@
 // pid file, whose mtime is its heartbeat, and the events every process
 // appends. A failure is a non-zero exit or a death by signal, or a hang (a
 // process that reached no site for --hang-timeout seconds), after which
-// every process of the job is killed. SIGTERM or SIGINT to `ckpt run` is
-// passed to the job's processes (not to mpirun, which would kill them at
-// once): they checkpoint and stop, and `ckpt run` exits with 75 without
+// every process of the job is killed. A launcher that goes on after every
+// process of its job has ended is ended too; the job then counts as
+// finished if every process exited with status 0. SIGTERM or SIGINT to `ckpt
+// run` is passed to the job's processes (not to mpirun, which would kill them
+// at once): they checkpoint and stop, and `ckpt run` exits with 75 without
 // launching again. --inject kills processes on purpose, for tests and
 // demos.
 //
@@ -41,6 +43,7 @@ constexpr int kExitStopped = 75; // the runtime's (include/ccc.h)
 int runUsage() {
   fprintf(stderr,
           "usage: ckpt run [--retries N] [--backoff S] [--hang-timeout S]\n"
+          "                [--launcher-grace S]\n"
           "                [--stdout FILE] [--stderr FILE] [--run-dir DIR]\n"
           "                [--hosts H1,H2,... | --hostfile FILE]\n"
           "                [--probe COMMAND] [--probe-timeout S]\n"
@@ -79,6 +82,11 @@ struct Fault {
 struct Options {
   int Retries = 5;
   double Backoff = 1, HangTimeout = 0;
+  // How long the launcher may go on once every process of its job has
+  // ended (0: for ever). mpirun and mpiexec end within a second or two of
+  // their last rank; Open MPI 4.1's mpirun was seen to deadlock in its own
+  // finalization instead (about 1 run in 25 after a rank was killed).
+  double LauncherGrace = 10;
   std::string Stdout, Stderr, RunDir;
   HostList Hosts;            // --hosts/--hostfile: {hosts} in the command
   std::vector<Fault> Faults; // in order, one an attempt at most
@@ -383,6 +391,8 @@ int cmdRun(int Argc, char **Argv) {
       O.Backoff = X;
     else if (A == "--hang-timeout" && Value(&V) && parseSeconds(V, &X))
       O.HangTimeout = X;
+    else if (A == "--launcher-grace" && Value(&V) && parseSeconds(V, &X))
+      O.LauncherGrace = X;
     else if (A == "--stdout" && Value(&V))
       O.Stdout = V;
     else if (A == "--stderr" && Value(&V))
@@ -579,9 +589,11 @@ int cmdRun(int Argc, char **Argv) {
     }
     int Status = 0;
     bool Hung = false, KillDone = false, Forwarded = false, Stopped = false,
-         InjectedHere = false;
+         InjectedHere = false, Orphaned = false;
     unsigned long long LastCommit = 0;
     std::map<unsigned, Proc> Procs;
+    std::map<unsigned, int> ExitStatus; // rank -> status given to exit()
+    double EndedSince = -1; // when every process of the job had ended
     for (;;) {
       pid_t W = waitpid(Child, &Status, WNOHANG);
       for (const Event &E : readEvents(O.RunDir, &EventsAt)) {
@@ -599,6 +611,8 @@ int cmdRun(int Argc, char **Argv) {
           Interval = E.Figure;
         } else if (E.What == "injected") {
           InjectedHere = true;
+        } else if (E.What == "exit") {
+          ExitStatus[E.Rank] = (int)E.Figure;
         } else if (E.What == "restore-failed" && E.Rank == 0) {
           ++Restores;
           fprintf(stderr,
@@ -648,17 +662,42 @@ int cmdRun(int Argc, char **Argv) {
           KillDone = true;
         }
       }
-      if (O.HangTimeout > 0 && !Hung)
+      if (O.HangTimeout > 0 && !Hung && !Orphaned)
         for (auto &KV : Procs)
           if (T - std::max(KV.second.Beat, AttemptStart) > O.HangTimeout) {
-            fprintf(stderr,
-                    "ckpt run: rank %u (pid %d) reached no checkpoint site "
-                    "for %.0f s: the job hangs; killing it\n",
-                    KV.first, (int)KV.second.Pid, O.HangTimeout);
+            if (KV.second.Local && dying(KV.second.Pid))
+              fprintf(stderr,
+                      "ckpt run: rank %u (pid %d) has ended and the job "
+                      "has not for %.0f s: the job hangs; killing it\n",
+                      KV.first, (int)KV.second.Pid, O.HangTimeout);
+            else
+              fprintf(stderr,
+                      "ckpt run: rank %u (pid %d) reached no checkpoint "
+                      "site for %.0f s: the job hangs; killing it\n",
+                      KV.first, (int)KV.second.Pid, O.HangTimeout);
             Hung = true;
             killJob(Child, Procs, O.RunDir);
             break;
           }
+      // Every process ended (a rank of another host counts once it wrote
+      // its exit status), and the launcher still runs.
+      bool AllEnded =
+          O.LauncherGrace > 0 && !Procs.empty() && !Hung && !Orphaned;
+      for (auto &KV : Procs)
+        AllEnded &= KV.second.Local ? dying(KV.second.Pid)
+                                    : ExitStatus.count(KV.first) > 0;
+      if (!AllEnded) {
+        EndedSince = -1;
+      } else if (EndedSince < 0) {
+        EndedSince = T;
+      } else if (T - EndedSince >= O.LauncherGrace) {
+        fprintf(stderr,
+                "ckpt run: every process of the job has ended, the "
+                "launcher (pid %d) has not after %.0f s: ending it\n",
+                (int)Child, O.LauncherGrace);
+        Orphaned = true;
+        killJob(Child, Procs, O.RunDir);
+      }
       usleep(50000);
     }
     // Processes the launcher left behind must not outlive the attempt.
@@ -680,6 +719,20 @@ int cmdRun(int Argc, char **Argv) {
       Result = 0;
       break;
     }
+    if (Orphaned) {
+      // The job's result is its processes', not the killed launcher's.
+      bool AllZero = true;
+      for (auto &KV : Procs)
+        AllZero &= ExitStatus.count(KV.first) && ExitStatus[KV.first] == 0;
+      if (AllZero) {
+        fprintf(stderr,
+                "ckpt run: all %zu process%s exited with status 0: "
+                "the job is finished\n",
+                Procs.size(), Procs.size() == 1 ? "" : "es");
+        Result = 0;
+        break;
+      }
+    }
     ++Failures;
     // A fault that did not happen (the job failed by itself first) stays
     // planned for the next attempt.
@@ -696,15 +749,18 @@ int cmdRun(int Argc, char **Argv) {
       From = StateTime[LastCommit];
     LostSeconds += End - From;
     fprintf(stderr, "ckpt run: attempt %d failed (%s%s%s)\n", Attempts,
-            Hung ? "hang; " : "", Desc, WasInjected ? ", injected" : "");
+            Hung       ? "hang; "
+            : Orphaned ? "the launcher outlived its processes; "
+                       : "",
+            Desc, WasInjected ? ", injected" : "");
     if (Forwarded) {
       Result = WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
       break;
     }
-    // A host that does not answer any more is left out from now on: the
-    // next attempt runs on the others and the spares.
-    size_t Dropped = O.Hosts.given() ? probeHosts(O.Hosts) : 0;
-    if (Dropped)
+    // A host that does not answer any more is left out: the next attempt
+    // runs on the others and the spares (and on a lost one come back).
+    size_t Changed = O.Hosts.given() ? probeHosts(O.Hosts) : 0;
+    if (Changed)
       fprintf(stderr, "ckpt run: the job goes on on %s\n",
               O.Hosts.live().c_str());
     if (O.Hosts.given() && !O.Hosts.liveCount()) {

@@ -168,15 +168,20 @@ size_t probeHosts(HostList &H) {
   struct Probe {
     size_t Host;
     pid_t Pid;
+    bool WasLost; // a lost host that may have come back
     int Status = 0;
     bool Done = false;
+    bool answered() const {
+      return Done && WIFEXITED(Status) && !WEXITSTATUS(Status);
+    }
   };
   std::vector<Probe> Ps;
   for (size_t I = 0; I < H.Hosts.size(); ++I) {
-    if (H.Hosts[I].Lost || isThisHost(H.Hosts[I].Name))
+    if (isThisHost(H.Hosts[I].Name))
       continue;
     Probe P;
     P.Host = I;
+    P.WasLost = H.Hosts[I].Lost;
     P.Pid = startProbe(H.Probe, H.Hosts[I].Name);
     if (P.Pid < 0) {
       fprintf(stderr, "ckpt run: cannot probe the hosts: fork: %s\n",
@@ -193,24 +198,40 @@ size_t probeHosts(HostList &H) {
     if (Left)
       usleep(20000);
   }
-  size_t Failed = 0;
+  size_t Live = 0, Failed = 0;
   for (Probe &P : Ps) {
     if (!P.Done) {
       kill(-P.Pid, SIGKILL);
       waitpid(P.Pid, &P.Status, 0);
     }
-    Failed += !P.Done || !WIFEXITED(P.Status) || WEXITSTATUS(P.Status);
+    Live += !P.WasLost;
+    Failed += !P.WasLost && !P.answered();
   }
-  if (Failed && Failed == Ps.size() && Ps.size() > 1) {
+  if (Failed && Failed == Live && Live > 1) {
     fprintf(stderr,
             "ckpt run: the probe failed for all %zu hosts it ran for: is "
             "--probe '%s' right? No host is dropped\n",
-            Ps.size(), H.Probe.c_str());
+            Live, H.Probe.c_str());
     return 0;
   }
-  size_t Dropped = 0;
+  size_t Changed = 0;
+  std::vector<HostList::Host> Back; // taken again, after the others
   for (Probe &P : Ps) {
-    if (P.Done && WIFEXITED(P.Status) && !WEXITSTATUS(P.Status))
+    HostList::Host &Ho = H.Hosts[P.Host];
+    if (P.WasLost) {
+      if (!P.answered())
+        continue;
+      fprintf(stderr,
+              "ckpt run: host %s answers again: taken back, after the "
+              "others\n",
+              Ho.Name.c_str());
+      Ho.Lost = false;
+      Back.push_back(Ho);
+      Ho.Name.clear(); // removed below
+      ++Changed;
+      continue;
+    }
+    if (P.answered())
       continue;
     char Why[64];
     if (!P.Done)
@@ -220,13 +241,21 @@ size_t probeHosts(HostList &H) {
     else
       snprintf(Why, sizeof(Why), "the probe was killed by signal %d",
                WTERMSIG(P.Status));
-    H.Hosts[P.Host].Lost = true;
-    ++Dropped;
+    Ho.Lost = true;
+    ++Changed;
     fprintf(stderr,
             "ckpt run: host %s is lost (%s): the job goes on without it\n",
-            H.Hosts[P.Host].Name.c_str(), Why);
+            Ho.Name.c_str(), Why);
   }
-  return Dropped;
+  if (!Back.empty()) {
+    std::vector<HostList::Host> Kept;
+    for (HostList::Host &Ho : H.Hosts)
+      if (!Ho.Name.empty())
+        Kept.push_back(Ho);
+    Kept.insert(Kept.end(), Back.begin(), Back.end());
+    H.Hosts = Kept;
+  }
+  return Changed;
 }
 
 std::vector<std::string> withHosts(char **Argv, const std::string &Live) {

@@ -6,7 +6,8 @@
 // of `{hosts}`. After a failed attempt every host is probed (--probe, ssh by
 // default); one that does not answer is dropped, so the next attempt runs on
 // the others and the spares, and the runtime restarts the lost host's ranks
-// there (from CCC_DIR, or from partner copies with CCC_LOCAL_DIR).
+// there (from CCC_DIR, or from partner copies with CCC_LOCAL_DIR). A lost
+// host that answers the probe after a later failure is used again.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CCC_TOOLS_RUNHOSTS_H
@@ -36,10 +37,11 @@ bool parseHostList(const std::string &List, HostList &H, std::string &Err);
 // One host per line: "NAME", "NAME:SLOTS" or "NAME slots=SLOTS" (Open MPI's
 // hostfile); blank lines and # comments are skipped.
 bool readHostfile(const char *Path, HostList &H, std::string &Err);
-// Runs the probe for every live host but this one, at once, and marks lost
-// those that fail or time out; each is reported on stderr. If every probed
-// host fails, the probe is suspect and none is dropped (reported too).
-// Returns how many hosts were dropped.
+// Runs the probe for every host but this one, at once, and marks lost the
+// live ones that fail or time out; a lost host that answers again is taken
+// back, after the others (a spare). Each change is reported on stderr. If
+// every live host probed fails, the probe is suspect and none is dropped
+// (reported too). Returns how many hosts were dropped or taken back.
 size_t probeHosts(HostList &H);
 // Argv with every "{hosts}" replaced by Live.
 std::vector<std::string> withHosts(char **Argv, const std::string &Live);

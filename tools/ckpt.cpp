@@ -7,6 +7,8 @@
 //   ckpt verify IMAGE    reads every section and checks every checksum, and
 //                        the chunks it refers to in older images; counts
 //                        the blocks of a per-block section per codec
+//   ckpt verify LOG      checks a message log (NAME.vSEQ.rRANK.log) as a
+//                        restart does, and counts its records by kind
 //   ckpt diff A B        which chunks of memory changed between two images
 //   ckpt config          the environment variables ccc reads, with defaults
 //   ckpt run ... -- CMD  runs CMD, launching it again after failures
@@ -17,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "Image.h"
 #include "Incremental.h"
+#include "MessageLog.h"
 #include "RunCommand.h"
 #include "Store.h"
 
@@ -37,7 +40,7 @@ using namespace ccc;
 static int usage() {
   fprintf(stderr, "usage: ckpt ls [DIR [--local LOCAL_DIR]] | ckpt info "
                   "[--json] IMAGE | ckpt "
-                  "verify IMAGE | ckpt diff [--json] A B | ckpt config | ckpt "
+                  "verify IMAGE|LOG | ckpt diff [--json] A B | ckpt config | ckpt "
                   "run [OPTIONS] -- COMMAND...\n");
   return 2;
 }
@@ -531,7 +534,43 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
   return Status;
 }
 
+// A message log is checked by the code a restart reads it with; the
+// version and rank its name gives must be the ones inside.
+static int verifyLog(const char *Path) {
+  const char *Slash = strrchr(Path, '/');
+  char Name[256], Kind, Why[kPathMax + 600];
+  LogExpect E;
+  uint32_t Rank;
+  if (parseStoreName(Slash ? Slash + 1 : Path, Name, sizeof(Name), &E.Version,
+                     &Rank, &Kind) &&
+      Kind == 'l')
+    E.Rank = Rank;
+  else
+    E.Version = kAny;
+  LogHeader H;
+  size_t Len;
+  char *Data = readMessageLog(Path, E, &H, &Len, malloc, free, Why,
+                              sizeof(Why));
+  if (!Data) {
+    fprintf(stderr, "ccc: %s\n", Why);
+    return 1;
+  }
+  size_t Count[kRecKinds];
+  checkLogRecords(Data, Len, H.NRanks, Count, Why, sizeof(Why));
+  free(Data);
+  printf("%s: message log of version %llu, rank %u of %u: %zu late "
+         "messages, %zu wildcard matches, %zu events, %zu collective "
+         "results, %zu bytes\n",
+         Path, (unsigned long long)H.Version, H.Rank, H.NRanks,
+         Count[(int)RecKind::Late], Count[(int)RecKind::Wild],
+         Count[(int)RecKind::Event], Count[(int)RecKind::Coll], Len);
+  return 0;
+}
+
 static int cmdVerify(const char *Path) {
+  size_t PathLen = strlen(Path);
+  if (PathLen > 4 && !strcmp(Path + PathLen - 4, ".log"))
+    return verifyLog(Path);
   ImageReader R;
   if (!R.open(Path) || !R.verifyAll()) {
     fprintf(stderr, "ccc: %s: %s\n", Path, R.error());

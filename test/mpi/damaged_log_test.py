@@ -63,7 +63,8 @@ except subprocess.TimeoutExpired:
 err = r.stderr()
 check(r.p.returncode == 0, "the restarted job finishes (exit %s)" %
       r.p.returncode)
-check("r1.log is damaged or truncated" in err, "it says the log is damaged")
+check("r1.log is damaged: truncated or extended" in err,
+      "it says the log is damaged and how")
 m = re.search(r"restarting from .* \(checkpoint (\d+)\)", err)
 check(m is not None and int(m.group(1)) < newest,
       "it restarts from an older version than %d (%s)" %

@@ -4,7 +4,8 @@
   bad_input_test.py PROG CKPT   (PROG: a serial program built with ccc)
 
 Runtime: CCC_INTERVAL=auto without CCC_MTBF, CCC_INJECT, CCC_ON_TERM and
-CCC_HEARTBEAT with bad values, an unwritable CCC_RUN_DIR, CCC_STDOUT and CCC_LOCAL_DIR:
+CCC_HEARTBEAT and CCC_PARTNER_PORTS with bad values, an unwritable
+CCC_RUN_DIR, CCC_STDOUT and CCC_LOCAL_DIR:
 each stops the program at start with a `ccc:` line naming the variable and
 exit status 3, and leaves an earlier committed checkpoint in place. Then
 CCC_INTERVAL=auto with a CCC_MTBF: the interval it chose is reported.
@@ -59,6 +60,9 @@ cases = [
     ({"CCC_STDOUT": "/nonexistent/out.txt"},
      "cannot open /nonexistent/out.txt"),
 ]
+for ports in ("abc", "70000", "5000-4000", "0-10", "40000-", "-4"):
+    cases.append(({"CCC_PARTNER_PORTS": ports},
+                  "CCC_PARTNER_PORTS=%s: expected a port or a range" % ports))
 for env, msg in cases:
     r = run([PROG, "2000", "200"], d, CCC_RESTART="never", **env)
     what = " ".join("%s=%s" % kv for kv in env.items())
