@@ -6,7 +6,8 @@
 # tests need and runs them there: the runtime unit tests, serial
 # kill/restart trials of C and C++ programs (two with files open across
 # checkpoints: the runtime's malloc then serves glibc), the bad-input tests
-# of the runtime, `ckpt` and `ckpt run`, and one Open MPI kill/restart
+# of the runtime, `ckpt` (images, and message logs: tools.verify_log) and
+# `ckpt run`, and one Open MPI kill/restart
 # test. Any sanitizer report fails it, also an ASan one a test would have
 # taken for an expected failure (reports go to log files, checked at the
 # end).
@@ -61,7 +62,7 @@ serial_targets="chunk_table_test heap_region_test image_codec_test
   polymorphic_graph_stl polymorphic_graph_stl.plain
   open_files open_files.plain file_streams file_streams.plain
   forced_checkpoints forced_checkpoints.rebuilt run_particles_stl ckpt"
-serial_tests='^(rt\.(heap_region|image_codecs|chunk_table_sizes|bad_input)|killrestart\.(heap_graph_interior_pointers|deep_recursion_site|polymorphic_graph_stl|open_files|file_streams)|run\.bad_input)$'
+serial_tests='^(tools\.verify_log|rt\.(heap_region|image_codecs|chunk_table_sizes|bad_input)|killrestart\.(heap_graph_interior_pointers|deep_recursion_site|polymorphic_graph_stl|open_files|file_streams)|run\.bad_input)$'
 mpi_targets=""
 mpi_tests='^killrestart\.mpi\.openmpi\.halo_isend_irecv\.np2$'
 if grep -q '^build test/mpi/mpi_openmpi_halo_isend_irecv:' "$dir/build.ninja"; then
