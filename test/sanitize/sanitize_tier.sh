@@ -54,7 +54,7 @@ cmake -S "$src" -B "$dir" -G Ninja \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCCC_SANITIZE=$sanitizers \
   -DCCC_PASS_PLUGIN="$plugin" -DCCC_EXTRA_LLVM_MAJORS= \
-  -DCCC_KR_TRIALS=4 -DCCC_KR_LANG_TRIALS=3 -DCCC_MPI_TRIALS=2 >/dev/null
+  -DCCC_KR_TRIALS=4 -DCCC_KR_LANG_TRIALS=3 -DCCC_MPI_TRIALS=1 >/dev/null
 
 serial_targets="chunk_table_test heap_region_test image_codec_test
   heap_graph_interior_pointers heap_graph_interior_pointers.plain
