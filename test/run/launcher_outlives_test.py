@@ -30,7 +30,7 @@ def main():
                          timeout=120, check=True).stdout
     failures = []
     for name, extra in (("finished", []),
-                        ("killed", ["--inject", "kill:rank=0,after=1"])):
+                        ("killed", ["--inject", "kill:rank=0,after=0.8"])):
         top = tempfile.mkdtemp(prefix="ckpt_run_launcher_", dir=os.getcwd())
         out = os.path.join(top, "out")
         launcher = '"$0" "$@"; echo $$ > shell.pid; exec sleep 300'
