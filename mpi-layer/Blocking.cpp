@@ -78,7 +78,8 @@ void drainForCheckpoint() {
     });
     drainOne(MPI_COMM_WORLD);
     for (uint32_t I = 0; I < L->NObjs; ++I)
-      if (L->Objs[I].Kind == ObjKind::Comm && L->Objs[I].Live)
+      if (L->Objs[I].Kind == ObjKind::Comm && L->Objs[I].Live &&
+          L->Objs[I].Real.Comm != MPI_COMM_NULL) // MPI_Comm_idup: not yet
         drainOne(objectHandle<MPI_Comm>(I));
   }
   scratchFree(Expected);

@@ -48,6 +48,10 @@ namespace mpi {
 // crossed the line), else 0.
 struct CollCount {
   uint64_t N, Cut, Max;
+  // 1 + the number of the first MPI_Comm_idup started on the communicator
+  // since this rank's checkpoint (0: none); such a call cannot cross the
+  // recovery line (ProtocolCollectives.cpp).
+  uint64_t FirstIdup;
 };
 
 enum class ObjKind : uint8_t {
@@ -147,6 +151,12 @@ struct Object {
   int Size;
   int *WorldRanks;
   int CollTag;
+  // Non-zero: the key that names the communicator in the non-blocking
+  // protocol's control messages, in place of (CollTag, lowest member). A
+  // communicator from MPI_Comm_idup has no agreed tag (agreeing would block
+  // its members); its key is derived from its parent's and the call's
+  // number on the parent, the same at every member.
+  uint64_t Key;
   CollCount Coll;      // non-blocking protocol (ProtocolCollectives.cpp)
   uint32_t FreedEpoch; // the epoch the program freed it in
   // Info objects: their keys and values, "key\0value\0" pairs (saved heap).
@@ -222,6 +232,11 @@ struct Request {
   CollOutputs *Outs;
   bool LogIt, OpenAtLine;
   MPI_Datatype *RealTypes; // Ialltoallw-like: MPI reads them until done
+  // MPI_Comm_idup: 1 + the new communicator's object (0: another
+  // collective), and where MPI writes its real handle (its own block, as
+  // Hdr's); the object gets it when the request completes.
+  uint32_t NewComm;
+  MPI_Comm *RealNew;
 };
 
 // A message received by the layer (drained at a checkpoint) and not yet
@@ -363,8 +378,8 @@ bool writeAll(int Fd, const void *P, size_t N);
 bool readAll(int Fd, void *P, size_t N);
 bool partnerCopy(const char *Path, char *Why, size_t Cap);
 void nodeLocalGather(const uint64_t *Versions, int N);
-extern bool Active;      // between MPI_Init and MPI_Finalize
-extern bool Restoring;   // true while a restart rebuilds objects
+extern bool Active;    // between MPI_Init and MPI_Finalize
+extern bool Restoring; // true while a restart rebuilds objects
 // CCC_DISABLE=1: the program runs without ccc, so every call the layer
 // defines by hand goes straight to MPI (the generated ones pass through
 // too: the layer is never active and has no tables).
@@ -521,6 +536,9 @@ inline void setStatusBytes(MPI_Status &S, MPI_Count B) {
 }
 // Records the members of a new communicator object.
 void recordMembers(Object &O);
+// The same from the real communicator Real (MPI_Comm_idup: the parent's
+// members, before the new communicator exists).
+void recordMembersFrom(Object &O, MPI_Comm Real);
 // Makes a communicator from Parent (program handle) by recipe How with the
 // integer arguments Ints, recorded for restart (Objects.cpp); and makes the
 // MPI object of a topology recipe (Topologies.cpp).
@@ -647,6 +665,15 @@ void forgetTypeShapes();
 // Before a communicator is made from Parent: a line it crosses is not
 // committed (Protocol.cpp).
 void nbCommCreation(MPI_Comm Parent);
+// CommCollectives.cpp: an MPI_Comm_idup request completed (its communicator's
+// object gets the real handle), or was open at the checkpoint a restart
+// restored (the communicator was made again with the other objects).
+void idupCompleted(Request &R);
+void idupRestored(Request &R);
+// MPI_Comm_idup on Parent is starting: numbered with Parent's collectives,
+// it must not cross the recovery line (a restart could not make it
+// again). Returns the key of the new communicator (Object::Key).
+uint64_t nbIdupStarted(MPI_Comm Parent);
 // The same check for any collective whose crossing the line a restart
 // could not replay, on the real communicator Real; What names it.
 void nbLineCheck(MPI_Comm Real, const char *What);

@@ -59,16 +59,18 @@ int worldRankOf(MPI_Comm C, int R) {
   return -1;
 }
 
-void recordMembers(Object &O) {
+void recordMembers(Object &O) { recordMembersFrom(O, O.Real.Comm); }
+
+void recordMembersFrom(Object &O, MPI_Comm Real) {
   MPI_Group G, World;
   // An inter-communicator's ranks in point-to-point calls are the remote
   // group's: its peers are those.
   int Inter = 0;
-  PMPI_Comm_test_inter(O.Real.Comm, &Inter);
+  PMPI_Comm_test_inter(Real, &Inter);
   if (Inter)
-    PMPI_Comm_remote_group(O.Real.Comm, &G);
+    PMPI_Comm_remote_group(Real, &G);
   else
-    PMPI_Comm_group(O.Real.Comm, &G);
+    PMPI_Comm_group(Real, &G);
   PMPI_Comm_group(MPI_COMM_WORLD, &World);
   PMPI_Group_size(G, &O.Size);
   int *Mine = static_cast<int *>(scratch(O.Size * sizeof(int)));

@@ -148,6 +148,8 @@ void releaseSlot(Request &R) {
   R.Outs = nullptr;
   __ccc_free(R.RealTypes);
   R.RealTypes = nullptr;
+  __ccc_free(R.RealNew);
+  R.RealNew = nullptr;
   if (I < L->FreeReqHint)
     L->FreeReqHint = I;
 }
@@ -179,6 +181,8 @@ static void completed(Request &R, const MPI_Status &Real) {
     nbCompleted(R, S);
   if (NonBlocking && R.Kind == ReqKind::Coll)
     nbCollCompleted(R);
+  if (R.NewComm)
+    idupCompleted(R);
   R.Done = true;
   R.Real = MPI_REQUEST_NULL;
   R.Status = S;

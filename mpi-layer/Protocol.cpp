@@ -360,6 +360,10 @@ void nbAfterRestore() {
       }
       continue;
     }
+    if (R.NewComm) {
+      idupRestored(R);
+      continue;
+    }
     if (R.Kind == ReqKind::Coll) {
       collRestoreOpen(R);
       continue;
@@ -423,7 +427,7 @@ void nbFinalize() {
   }
   if (L->M == Mode::Restore)
     L->M = Mode::Run;
-  ctrlFinish(); // every rank's LOGGED on its way to rank 0
+  ctrlFinish();   // every rank's LOGGED on its way to rank 0
   reportCounts(); // after: the last LOGGED is counted
 }
 

@@ -58,6 +58,8 @@ CollCount *counter(MPI_Comm C) {
 }
 
 uint64_t keyOf(const Object &O) {
+  if (O.Key)
+    return O.Key;
   int Low = O.WorldRanks[0];
   for (int I = 1; I < O.Size; ++I)
     Low = O.WorldRanks[I] < Low ? O.WorldRanks[I] : Low;
@@ -187,6 +189,28 @@ template <typename F> void forEachCounter(F Fn) {
   }
 }
 
+// Numbers a collective this rank starts on K's communicator.
+uint64_t countStart(CollCount &K) {
+  uint64_t Seq = K.N++;
+  if (K.N == K.Max && L->M != Mode::Restore) {
+    Debts--;
+    TRACE("%d epoch %u: caught up with the collectives that crossed the line "
+          "on a communicator",
+          L->Rank, L->Epoch);
+  }
+  return Seq;
+}
+
+void idupCrossed() {
+  if (TakeResult != kWritten)
+    return;
+  logMessage("checkpoint %llu will not be committed: a communicator was "
+             "created (MPI_Comm_idup) while some of its members had taken it "
+             "and others not",
+             (unsigned long long)(L->VersionBase + L->Epoch));
+  TakeResult = kSaid;
+}
+
 } // namespace
 
 bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
@@ -197,13 +221,7 @@ bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
   *Log = false;
   if (!K)
     return false;
-  *Seq = K->N++;
-  if (K->N == K->Max && L->M != Mode::Restore) {
-    Debts--;
-    TRACE("%d epoch %u: caught up with the collectives that crossed the line "
-          "on a communicator",
-          L->Rank, L->Epoch);
-  }
+  *Seq = countStart(*K);
   if (L->M == Mode::Restore) {
     size_t I = findColl(*Seq, C);
     if (I == RP.N)
@@ -217,6 +235,29 @@ bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
   }
   *Log = LogAll || *Seq < K->Max;
   return false;
+}
+
+uint64_t nbIdupStarted(MPI_Comm C) {
+  nbProgress();
+  refuseInterCollective(C);
+  CollCount *K = counter(C);
+  if (!K)
+    return 0; // one member: nothing to agree on, no key needed
+  uint64_t Seq = countStart(*K);
+  if (L->M != Mode::Restore) {
+    if (Seq < K->Max) // the cuts are known: others started it before theirs
+      idupCrossed();
+    else if (LogAll && !K->FirstIdup) // the cuts will tell (collApplyCuts)
+      K->FirstIdup = Seq + 1;
+  }
+  // Distinct from the tag-based keys (bit 63) and, but for a 2^-63 chance,
+  // from other derived ones; the same at every member.
+  uint64_t Parent = C == MPI_COMM_WORLD ? kWorldKey : keyOf(*object(C));
+  uint64_t X = Parent ^ (Seq + 1) * 0x9e3779b97f4a7c15ULL;
+  X ^= X >> 31;
+  X *= 0xbf58476d1ce4e5b9ULL;
+  X ^= X >> 29;
+  return X | 1ULL << 63;
 }
 
 void nbCollLog(MPI_Comm C, uint64_t Seq, const CollOutputs &O,
@@ -245,6 +286,7 @@ void collCheckpoint(Buffer &Cuts) {
   forEachCounter([&](CollCount &K, uint64_t Key, bool Tell) {
     K.Cut = K.N;
     K.Max = 0;
+    K.FirstIdup = 0;
     if (!Tell)
       return;
     CutEntry E = {Key, K.N, K.N};
@@ -281,6 +323,8 @@ void collApplyCuts(const uint64_t *Crossed, size_t N) {
         Communicators++;
         if (K.N < K.Max)
           Debts++;
+        if (K.FirstIdup && K.FirstIdup - 1 < K.Max)
+          idupCrossed();
       }
   });
   // Keep the records of the collectives that crossed the line.

@@ -3,9 +3,10 @@
 ! strided vector type), Igather(v), Iscatter(v), Iallgather(v),
 ! Ialltoall(v,w), Ireduce, Iallreduce, Ireduce_scatter(_block) (in place),
 ! Iscan, Iexscan every iteration on MPI_COMM_WORLD and a duplicate, roots
-! rotating; seven started before ccc_checkpoint() and completed after it by
-! MPI_Waitall, the rest by an MPI_Testall loop and MPI_Wait. The buffers
-! live in a module
+! rotating; seven started before ccc_checkpoint() and completed after it
+! by MPI_Waitall, the rest by an MPI_Testall loop and MPI_Wait. Every
+! tenth iteration the duplicate is replaced: MPI_Comm_idup open across the
+! site, MPI_Comm_disconnect of the old one. The buffers live in a module
 ! (ASYNCHRONOUS, saved in the image); every output's bits go into a hash
 ! that draws the next iteration's data.
 !   usage: nbc_f08 ITERATIONS   (1 to 8 ranks; tests use 3)
@@ -72,7 +73,8 @@ program nbc_f08
   integer :: sc(maxp), sd(maxp), rc(maxp), rd(maxp), avtotal
   integer :: sdb(maxp), rdb(maxp) ! ALLTOALLW: displacements in bytes
   type(MPI_Datatype) :: wtypes(maxp)
-  type(MPI_Request) :: q(nops)
+  type(MPI_Request) :: q(nops), qdup
+  type(MPI_Comm) :: nxt, spare
   logical :: done
   integer(8) :: it, iters
   integer(8), allocatable :: hashes(:)
@@ -92,6 +94,10 @@ program nbc_f08
     call MPI_Abort(MPI_COMM_WORLD, 2)
   end if
   call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  ! Duplicated without blocking: no other collective may be open on it
+  ! (Open MPI 4.1 starts the duplication's own collectives on the parent
+  ! while progressing, in any order with the program's).
+  call MPI_Comm_dup(MPI_COMM_WORLD, spare)
   call MPI_Type_vector(3, 1, 2, MPI_DOUBLE_PRECISION, strided)
   call MPI_Type_commit(strided)
   total = 0
@@ -145,6 +151,10 @@ program nbc_f08
                        MPI_COMM_WORLD, q(alltoall))
     call MPI_Iscan(inb(:, iscan), outb(:, iscan), k, MPI_DOUBLE_PRECISION, &
                    MPI_SUM, dup, q(iscan))
+    ! Every tenth iteration the duplicate is replaced: duplicated without
+    ! blocking across the site, the old one disconnected once its
+    ! collectives completed.
+    if (mod(it, 10_8) == 0) call MPI_Comm_idup(spare, nxt, qdup)
     call ccc_checkpoint()
 
     if (r == root) then  ! in place at the root
@@ -193,6 +203,11 @@ program nbc_f08
     do o = reduce_scatter, nops
       call MPI_Wait(q(o), MPI_STATUS_IGNORE)
     end do
+    if (mod(it, 10_8) == 0) then
+      call MPI_Wait(qdup, MPI_STATUS_IGNORE)
+      call MPI_Comm_disconnect(dup)
+      dup = nxt
+    end if
 
     call take(inb(:, bcast), 5)
     if (r == root2) call take(outb(:, gather), 2 * p)
@@ -231,5 +246,6 @@ program nbc_f08
   end if
   call MPI_Type_free(strided)
   call MPI_Comm_free(dup)
+  call MPI_Comm_free(spare)
   call MPI_Finalize()
 end program
