@@ -78,8 +78,8 @@ public:
   }
   bool addRange(uint32_t Section, uint64_t Addr, uint64_t Len);
   // The bytes of [Lo, Lo + Len) are read from Copy instead of memory (a
-  // sanitized runtime's copy of the stack, Runtime.cpp); Copy null: from
-  // memory again.
+  // sanitized runtime's copy of the stack, ImageContents.cpp); Copy null:
+  // from memory again.
   void readFromCopy(uint64_t Lo, uint64_t Len, const void *Copy) {
     CopyLo = Lo;
     CopyLen = Copy ? Len : 0;

@@ -8,7 +8,7 @@
 
 namespace ccc {
 // Both are weak: they exist only in programs whose code opened files through
-// the runtime (rt/OpenFiles.cpp is then linked), and Runtime.cpp and
+// the runtime (rt/OpenFiles.cpp is then linked), and Checkpoint.cpp and
 // Restart.cpp call them only if present.
 //
 // At a checkpoint, with the program's output flushed: records each open

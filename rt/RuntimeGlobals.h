@@ -1,8 +1,8 @@
 //===- RuntimeGlobals.h - the runtime's per-process state -------*- C++ -*-===//
 //
-// What Runtime.cpp (start, checkpoint), CodecChoice.cpp and Restart.cpp
-// share: the process's runtime state and the checkpoint trigger flags.
-// Internal to the runtime.
+// What Runtime.cpp (start, sites), Checkpoint.cpp, ImageContents.cpp,
+// CodecChoice.cpp and Restart.cpp share: the process's runtime state and the
+// checkpoint trigger flags. Internal to the runtime.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CCC_RT_RUNTIMEGLOBALS_H
@@ -89,6 +89,16 @@ bool startHelperThread(void *(*Fn)(void *));
 // RT.HeapRegions and RT.HeapDefault.
 int64_t globalsCodec(const ChunkTable *Prev);
 int64_t heapCodec(const ChunkTable *Prev);
+
+// Saves the context and writes, commits and prunes a checkpoint at the
+// main thread's site; CCC_TAKEN, CCC_NONE, or CCC_RESTARTED when it returns
+// in a restored process (Checkpoint.cpp).
+int takeCheckpoint();
+// The dead locals of the frames between the site and main, marked for this
+// image; and the image of the process at its saved context, written to W
+// (ImageContents.cpp).
+void markDeadLocalsOfCallers();
+bool writeImage(ImageWriter &W, uint64_t Version);
 
 // Restores the newest image every rank can restore, if CCC_RESTART allows,
 // and never returns then (Restart.cpp).

@@ -18,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 #include "RunCommand.h"
 #include "RunHosts.h"
+#include "RunOptions.h"
+#include "RunProcesses.h"
 
 #include <cerrno>
 #include <cmath>
@@ -26,7 +28,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <dirent.h>
 #include <fcntl.h>
 #include <map>
 #include <random>
@@ -40,207 +41,10 @@ namespace {
 
 constexpr int kExitStopped = 75; // the runtime's (include/ccc.h)
 
-int runUsage() {
-  fprintf(stderr,
-          "usage: ckpt run [--retries N] [--backoff S] [--hang-timeout S]\n"
-          "                [--launcher-grace S]\n"
-          "                [--stdout FILE] [--stderr FILE] [--run-dir DIR]\n"
-          "                [--hosts H1,H2,... | --hostfile FILE]\n"
-          "                [--probe COMMAND] [--probe-timeout S]\n"
-          "                [--inject SPEC]... -- COMMAND [ARG...]\n"
-          "  SPEC: kill:rank=R,after=S | random:mtbf=S[,count=N][,seed=X]\n"
-          "        | write[:rank=R] | commit\n");
-  return 2;
-}
-
 double now() {
   timespec T;
   clock_gettime(CLOCK_REALTIME, &T);
   return T.tv_sec + T.tv_nsec / 1e9;
-}
-
-bool parseSeconds(const char *S, double *Out) {
-  char *End;
-  errno = 0;
-  double X = strtod(S, &End);
-  if (errno || *End || !(X >= 0) || X > 1e9)
-    return false;
-  *Out = X;
-  return true;
-}
-
-// One injected fault. Kill: SIGKILL to rank Rank After seconds into an
-// attempt. Write/Commit: the attempt's runtime kills itself during its
-// first image write (of rank Rank) or before its first commit record.
-struct Fault {
-  enum Kind { Kill, Write, Commit } K;
-  unsigned Rank = 0;
-  bool AnyRank = false; // random: Rank modulo the job's size
-  double After = 0;
-};
-
-struct Options {
-  int Retries = 5;
-  double Backoff = 1, HangTimeout = 0;
-  // How long the launcher may go on once every process of its job has
-  // ended (0: for ever). mpirun and mpiexec end within a second or two of
-  // their last rank; Open MPI 4.1's mpirun was seen to deadlock in its own
-  // finalization instead (about 1 run in 25 after a rank was killed).
-  double LauncherGrace = 10;
-  std::string Stdout, Stderr, RunDir;
-  HostList Hosts;            // --hosts/--hostfile: {hosts} in the command
-  std::vector<Fault> Faults; // in order, one an attempt at most
-  double Mtbf = 0;           // random faults
-  int RandomCount = 5;
-  unsigned long Seed = 0;
-  bool SeedGiven = false;
-  char **Command = nullptr;
-};
-
-bool keyValue(const std::string &Part, const char *Key, std::string *Value) {
-  size_t L = strlen(Key);
-  if (Part.compare(0, L, Key) || Part.size() <= L || Part[L] != '=')
-    return false;
-  *Value = Part.substr(L + 1);
-  return true;
-}
-
-bool parseInject(const char *Spec, Options &O) {
-  std::string S = Spec, Head = S.substr(0, S.find(':')),
-              Rest = S.find(':') == std::string::npos
-                         ? ""
-                         : S.substr(S.find(':') + 1);
-  std::vector<std::string> Parts;
-  for (size_t P = 0; !Rest.empty() && P != std::string::npos;) {
-    size_t C = Rest.find(',', P);
-    Parts.push_back(Rest.substr(P, C == std::string::npos ? C : C - P));
-    P = C == std::string::npos ? C : C + 1;
-  }
-  Fault F;
-  double X;
-  std::string V;
-  if (Head == "kill" || Head == "write") {
-    F.K = Head == "kill" ? Fault::Kill : Fault::Write;
-    bool HaveAfter = false;
-    for (auto &P : Parts) {
-      if (keyValue(P, "rank", &V) && parseSeconds(V.c_str(), &X) &&
-          X == floor(X))
-        F.Rank = (unsigned)X;
-      else if (F.K == Fault::Kill && keyValue(P, "after", &V) &&
-               parseSeconds(V.c_str(), &X))
-        F.After = X, HaveAfter = true;
-      else
-        return false;
-    }
-    if (F.K == Fault::Kill && !HaveAfter)
-      return false;
-    O.Faults.push_back(F);
-    return true;
-  }
-  if (Head == "commit" && Parts.empty()) {
-    F.K = Fault::Commit;
-    O.Faults.push_back(F);
-    return true;
-  }
-  if (Head == "random") {
-    for (auto &P : Parts) {
-      if (keyValue(P, "mtbf", &V) && parseSeconds(V.c_str(), &X) && X > 0)
-        O.Mtbf = X;
-      else if (keyValue(P, "count", &V) && parseSeconds(V.c_str(), &X) &&
-               X == floor(X))
-        O.RandomCount = (int)X;
-      else if (keyValue(P, "seed", &V) && parseSeconds(V.c_str(), &X) &&
-               X == floor(X))
-        O.Seed = (unsigned long)X, O.SeedGiven = true;
-      else
-        return false;
-    }
-    return O.Mtbf > 0;
-  }
-  return false;
-}
-
-// What the job's processes wrote into the run directory.
-struct Event {
-  double T;
-  unsigned Rank;
-  std::string What;
-  unsigned long long Version;
-  double Figure;
-};
-
-std::vector<Event> readEvents(const std::string &Dir, off_t *Offset) {
-  std::vector<Event> Out;
-  FILE *F = fopen((Dir + "/events").c_str(), "r");
-  if (!F)
-    return Out;
-  fseeko(F, *Offset, SEEK_SET);
-  char Line[256];
-  while (fgets(Line, sizeof(Line), F)) {
-    if (!strchr(Line, '\n'))
-      break; // a line still being written: read it next time
-    *Offset += strlen(Line);
-    Event E{};
-    char What[64];
-    E.Figure = -1;
-    if (sscanf(Line, "%lf %u %63s %llu %lf", &E.T, &E.Rank, What, &E.Version,
-               &E.Figure) >= 4) {
-      E.What = What;
-      Out.push_back(E);
-    }
-  }
-  fclose(F);
-  return Out;
-}
-
-// Rank -> pid, and the heartbeat (mtime) of each, from the pid files. A
-// pid is signalled only when the process runs on this host.
-struct Proc {
-  pid_t Pid;
-  double Beat;
-  bool Local;
-};
-
-std::string localHost() {
-  char H[256] = "";
-  gethostname(H, sizeof(H) - 1);
-  return H;
-}
-std::map<unsigned, Proc> readProcs(const std::string &Dir) {
-  static const std::string Me = localHost(); // read every 50 ms: once
-  std::map<unsigned, Proc> Out;
-  DIR *D = opendir(Dir.c_str());
-  if (!D)
-    return Out;
-  while (dirent *E = readdir(D)) {
-    unsigned R;
-    char Tail;
-    if (sscanf(E->d_name, "rank.%u%c", &R, &Tail) != 1)
-      continue;
-    std::string P = Dir + "/" + E->d_name;
-    FILE *F = fopen(P.c_str(), "r");
-    int Pid = 0;
-    char Host[256] = "";
-    struct stat St;
-    if (F && fscanf(F, "%d %255s", &Pid, Host) >= 1 && Pid > 0 &&
-        stat(P.c_str(), &St) == 0)
-      Out[R] = {Pid, St.st_mtim.tv_sec + St.st_mtim.tv_nsec / 1e9,
-                !*Host || Host == Me};
-    if (F)
-      fclose(F);
-  }
-  closedir(D);
-  return Out;
-}
-
-void clearProcs(const std::string &Dir) {
-  DIR *D = opendir(Dir.c_str());
-  if (!D)
-    return;
-  while (dirent *E = readdir(D))
-    if (!strncmp(E->d_name, "rank.", 5))
-      unlink((Dir + "/" + E->d_name).c_str());
-  closedir(D);
 }
 
 volatile sig_atomic_t StopSignals;
@@ -254,105 +58,6 @@ bool makeDirs(const std::string &P) {
         return false;
     }
   return true;
-}
-
-// This host's processes whose environment names this run directory: the
-// job's ranks, found even before they write their pid files. Open MPI puts
-// each rank in a process group of its own, so killing the launcher's group
-// does not reach them, and a rank that outlives its launcher may hold the
-// checkpoint directory's locks or spin on the cores the next attempt needs.
-std::vector<pid_t> jobProcesses(const std::string &RunDir) {
-  std::vector<pid_t> Out;
-  std::string Entry = "CCC_RUN_DIR=" + RunDir;
-  DIR *D = opendir("/proc");
-  if (!D)
-    return Out;
-  std::vector<char> Buf(1 << 18);
-  // A process of another UTS namespace is another host's (a container, or
-  // a host of test/harness/netns_cluster.py): not this host's to kill.
-  char Uts[64] = "", Its[64];
-  ssize_t UtsLen = readlink("/proc/self/ns/uts", Uts, sizeof(Uts));
-  while (dirent *E = readdir(D)) {
-    char *End;
-    long Pid = strtol(E->d_name, &End, 10);
-    if (*End || Pid <= 0 || Pid == getpid())
-      continue;
-    std::string P = std::string("/proc/") + E->d_name + "/ns/uts";
-    if (UtsLen > 0 && (readlink(P.c_str(), Its, sizeof(Its)) != UtsLen ||
-                       memcmp(Its, Uts, UtsLen)))
-      continue;
-    P = std::string("/proc/") + E->d_name + "/environ";
-    int Fd = open(P.c_str(), O_RDONLY | O_CLOEXEC);
-    if (Fd < 0)
-      continue;
-    ssize_t N = read(Fd, Buf.data(), Buf.size() - 1);
-    close(Fd);
-    for (ssize_t I = 0; I < N;) {
-      const char *V = Buf.data() + I;
-      size_t L = strnlen(V, N - I);
-      if (L == Entry.size() && !memcmp(V, Entry.data(), L)) {
-        Out.push_back((pid_t)Pid);
-        break;
-      }
-      I += L + 1;
-    }
-  }
-  closedir(D);
-  return Out;
-}
-
-// A process already on its way out: a zombie, exiting, or with SIGKILL
-// pending (the launcher's own kill, not yet delivered).
-bool dying(pid_t Pid) {
-  char Path[64], Buf[4096];
-  snprintf(Path, sizeof(Path), "/proc/%d/stat", (int)Pid);
-  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
-  ssize_t N = Fd < 0 ? -1 : read(Fd, Buf, sizeof(Buf) - 1);
-  if (Fd >= 0)
-    close(Fd);
-  if (N <= 0)
-    return true;
-  Buf[N] = 0;
-  const char *P = strrchr(Buf, ')');
-  char State;
-  unsigned long Flags;
-  if (!P || sscanf(P + 1, " %c %*d %*d %*d %*d %*d %lu", &State, &Flags) != 2)
-    return false;
-  if (State == 'Z' || State == 'X' || (Flags & 0x4 /* PF_EXITING */))
-    return true;
-  snprintf(Path, sizeof(Path), "/proc/%d/status", (int)Pid);
-  Fd = open(Path, O_RDONLY | O_CLOEXEC);
-  N = Fd < 0 ? -1 : read(Fd, Buf, sizeof(Buf) - 1);
-  if (Fd >= 0)
-    close(Fd);
-  if (N <= 0)
-    return true;
-  Buf[N] = 0;
-  for (const char *Field : {"\nSigPnd:", "\nShdPnd:"})
-    if (const char *F = strstr(Buf, Field))
-      if (strtoull(F + strlen(Field), nullptr, 16) & 1ULL << (SIGKILL - 1))
-        return true;
-  return false;
-}
-
-// Every process of the attempt: the launcher's group, the ranks named by
-// pid files on this host, and any other process of this host that carries
-// the run directory. Returns how many of the last kind there were.
-size_t killJob(pid_t Child, const std::map<unsigned, Proc> &Procs,
-               const std::string &RunDir) {
-  for (auto &KV : Procs)
-    if (KV.second.Local)
-      kill(KV.second.Pid, SIGKILL);
-  kill(-Child, SIGKILL);
-  size_t Others = 0;
-  for (pid_t P : jobProcesses(RunDir)) {
-    bool Known = false;
-    for (auto &KV : Procs)
-      Known |= KV.second.Local && KV.second.Pid == P;
-    Others += !Known && !dying(P);
-    kill(P, SIGKILL);
-  }
-  return Others;
 }
 
 const char *describeStatus(int St, char *Buf, size_t Cap) {
