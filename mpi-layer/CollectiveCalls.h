@@ -105,10 +105,7 @@ int startCollective(MPI_Comm C, O Outputs, MPI_Request *Out, F Native,
     R = request(H); // the table may have moved
     R->CollSeq = Seq;
     if (FromLog) {
-      R->Done = true;
-      memset(&R->Status, 0, sizeof(R->Status));
-      R->Status.MPI_SOURCE = MPI_ANY_SOURCE;
-      R->Status.MPI_TAG = MPI_ANY_TAG;
+      completeEmpty(*R);
       *Out = H;
       return MPI_SUCCESS;
     }

@@ -39,8 +39,6 @@
 #include "CollectiveCalls.h"
 #include "ProtocolInternal.h"
 
-#include <cstring>
-
 namespace ccc {
 namespace mpi {
 using namespace nb;
@@ -97,10 +95,7 @@ void idupRestored(Request &R) {
   __ccc_free(R.RealNew);
   R.RealNew = nullptr;
   R.NewComm = 0;
-  R.Done = true;
-  memset(&R.Status, 0, sizeof(R.Status));
-  R.Status.MPI_SOURCE = MPI_ANY_SOURCE;
-  R.Status.MPI_TAG = MPI_ANY_TAG;
+  completeEmpty(R);
   TRACE("%d epoch %u: communicator duplication open at the checkpoint made "
         "again",
         L->Rank, L->Epoch);

@@ -561,6 +561,9 @@ void releaseRequest(MPI_Request R);
 // A request the program may complete (in use, and not an inactive
 // persistent one), or null.
 Request *liveRequest(MPI_Request R);
+// Marks R complete with the empty status (a request finished without MPI:
+// from the log, or by a restart).
+void completeEmpty(Request &R);
 // Reaps the layer's own buffered-send copies whose sends completed; frees
 // the table slot (and copy) of R (BufferedSends.cpp, PointToPoint.cpp).
 void reapBufferedSends();

@@ -375,10 +375,7 @@ void collRestoreOpen(Request &R) {
           "collective open at the checkpoint");
   restoreOutputs(I, *R.Outs);
   use(I);
-  R.Done = true;
-  memset(&R.Status, 0, sizeof(R.Status));
-  R.Status.MPI_SOURCE = MPI_ANY_SOURCE;
-  R.Status.MPI_TAG = MPI_ANY_TAG;
+  completeEmpty(R);
   TRACE("%d epoch %u: non-blocking collective %llu open at the checkpoint "
         "completed from the log",
         L->Rank, L->Epoch, (unsigned long long)R.CollSeq);
