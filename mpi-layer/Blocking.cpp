@@ -116,7 +116,14 @@ bool commitVersion(uint64_t V, bool AllOk, const char *What) {
     return false;
   }
   noteCommitted(V);
-  pruneVersions(storeDir(), imageDir(), storeName(), keepVersions(), true);
+  // CCC_FLUSH_EVERY: the newest flushed version stays, with its files in
+  // CCC_DIR (the node-local copies are pruned as usual).
+  uint64_t Flushed = nodeLocalStorage()
+                         ? newestFlushed(storeDir(), storeName(), flushEvery())
+                         : 0;
+  pruneVersions(storeDir(), imageDir(), storeName(), keepVersions(), true,
+                Flushed);
+  pruneFlushed(storeDir(), storeName(), Flushed);
   CCC_INFO("checkpoint %llu committed (%d ranks)", (unsigned long long)V,
            L->Size);
   return true;

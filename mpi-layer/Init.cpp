@@ -237,7 +237,7 @@ void gatherImages(const uint64_t *Versions, int N) {
 }
 
 bool imageWritten(const char *Path, char *Why, size_t Cap) {
-  return partnerCopy(Path, Why, Cap);
+  return partnerCopy(Path, Why, Cap) && flushCopy(Path, Why, Cap);
 }
 
 void afterRestore() {

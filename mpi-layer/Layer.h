@@ -377,6 +377,9 @@ void nodeLocalInit();
 bool writeAll(int Fd, const void *P, size_t N);
 bool readAll(int Fd, void *P, size_t N);
 bool partnerCopy(const char *Path, char *Why, size_t Cap);
+// CCC_FLUSH_EVERY: the copy of one of this rank's files of a flushed
+// version to the shared CCC_DIR (true when durable there, or not flushed).
+bool flushCopy(const char *Path, char *Why, size_t Cap);
 void nodeLocalGather(const uint64_t *Versions, int N);
 extern bool Active;    // between MPI_Init and MPI_Finalize
 extern bool Restoring; // true while a restart rebuilds objects

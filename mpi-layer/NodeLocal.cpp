@@ -24,6 +24,7 @@
 #include "Layer.h"
 
 #include "../rt/Config.h"
+#include "../rt/ImageFormat.h"
 #include "../rt/Log.h"
 #include "../rt/Parallel.h"
 #include "../rt/Store.h"
@@ -79,6 +80,7 @@ namespace {
 constexpr size_t kHostMax = 64;
 constexpr uint64_t kCopyMagic = 0x79706f6370636363ULL; // "cccpcopy"
 constexpr size_t kBuf = 1 << 20;
+constexpr int32_t kSharedHost = -2; // FileEntry::Host of a file in CCC_DIR
 
 struct Peer {
   char Host[kHostMax];
@@ -111,14 +113,14 @@ bool acceptableName(const char *File) {
          Kind != 'c' && !strcmp(Name, storeName());
 }
 
-// Receives one file of Size bytes from Fd (a socket or nothing else) into
-// imageDir()/File, durably; the temporary name carries the pid so that two
-// receivers on one host never share one.
-bool receiveFile(int Fd, const char *File, uint64_t Size,
+// Receives one file of Size bytes from Fd (a socket, a file or nothing
+// else) into Dir/File, durably; the temporary name carries the pid so that
+// two receivers on one host never share one.
+bool receiveFile(const char *Dir, int Fd, const char *File, uint64_t Size,
                  ssize_t (*Read)(int, void *, size_t, void *), void *Ctx,
                  char *Buf) {
   char Final[kPathMax], Tmp[kPathMax + 32];
-  snprintf(Final, sizeof(Final), "%s/%s", imageDir(), File);
+  snprintf(Final, sizeof(Final), "%s/%s", Dir, File);
   snprintf(Tmp, sizeof(Tmp), "%s.%d.ptmp", Final, (int)getpid());
   int Out = open(Tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   bool Ok = Out >= 0;
@@ -134,7 +136,7 @@ bool receiveFile(int Fd, const char *File, uint64_t Size,
   Ok = Ok && Size == 0 && fsync(Out) == 0;
   if (Out >= 0)
     Ok = close(Out) == 0 && Ok;
-  Ok = Ok && rename(Tmp, Final) == 0 && syncDirectory(imageDir());
+  Ok = Ok && rename(Tmp, Final) == 0 && syncDirectory(Dir);
   if (!Ok)
     unlink(Tmp);
   return Ok;
@@ -142,6 +144,20 @@ bool receiveFile(int Fd, const char *File, uint64_t Size,
 
 ssize_t readSocket(int Fd, void *P, size_t N, void *) {
   return readAll(Fd, P, N) ? (ssize_t)N : -1;
+}
+
+// Copies Src to Dir/File durably (with the main thread's buffer).
+bool copyFile(const char *Src, const char *Dir, const char *File) {
+  int In = open(Src, O_RDONLY | O_CLOEXEC);
+  struct stat St;
+  bool Ok =
+      In >= 0 && fstat(In, &St) == 0 &&
+      receiveFile(Dir, In, File, St.st_size, readSocket, nullptr, MainBuf);
+  int E = errno;
+  if (In >= 0)
+    close(In);
+  errno = E;
+  return Ok;
 }
 
 // One connection = one file: header, bytes, then a one-byte answer (0 when
@@ -158,7 +174,8 @@ void *receiver(void *) {
     char Answer = 1;
     if (readAll(C, &H, sizeof(H)) && H.Magic == kCopyMagic &&
         acceptableName(H.File)) {
-      if (receiveFile(C, H.File, H.Size, readSocket, nullptr, RecvBuf))
+      if (receiveFile(imageDir(), C, H.File, H.Size, readSocket, nullptr,
+                      RecvBuf))
         Answer = 0;
       else
         logMessage("CCC_LOCAL_DIR: cannot store the partner copy %s/%s: %s",
@@ -371,6 +388,55 @@ bool partnerCopy(const char *Path, char *Why, size_t Cap) {
   return false;
 }
 
+// CCC_FLUSH_EVERY: a file of a version that is a multiple of it also goes to
+// the shared CCC_DIR, with (an image) the older images of its rank that it
+// refers to and that are not there yet. Pruning keeps the newest such
+// committed version there (Blocking.cpp commitVersion).
+bool flushCopy(const char *Path, char *Why, size_t Cap) {
+  uint64_t Every = flushEvery();
+  const char *File = strrchr(Path, '/');
+  File = File ? File + 1 : Path;
+  char Name[256];
+  uint64_t V;
+  uint32_t R;
+  char Kind;
+  if (!nodeLocalStorage() || !Every || !strcmp(storeDir(), imageDir()) ||
+      !parseStoreName(File, Name, sizeof(Name), &V, &R, &Kind) || V % Every)
+    return true;
+  uint64_t Base = V;
+  if (Kind == 'i') {
+    ImageHeader H;
+    int Fd = open(Path, O_RDONLY | O_CLOEXEC);
+    if (Fd >= 0 && pread(Fd, &H, sizeof(H), 0) == (ssize_t)sizeof(H) &&
+        H.ChainBase <= V)
+      Base = H.ChainBase;
+    if (Fd >= 0)
+      close(Fd);
+  }
+  char Src[kPathMax], Dst[kPathMax];
+  struct stat St;
+  for (uint64_t B = Base; B <= V; ++B) {
+    if (Kind == 'i') {
+      imagePath(Src, imageDir(), storeName(), B, R);
+      imagePath(Dst, storeDir(), storeName(), B, R);
+    } else {
+      logPath(Src, imageDir(), storeName(), V, R);
+      logPath(Dst, storeDir(), storeName(), V, R);
+      B = V;
+    }
+    // Older images: those of the chain not flushed with an earlier version.
+    if (B != V && (stat(Src, &St) != 0 || stat(Dst, &St) == 0))
+      continue;
+    const char *Slash = strrchr(Dst, '/');
+    if (!copyFile(Src, storeDir(), Slash + 1)) {
+      snprintf(Why, Cap, "flush of %s to CCC_DIR=%s failed: %s", Src,
+               storeDir(), strerror(errno));
+      return false;
+    }
+  }
+  return true;
+}
+
 //===-- Restart: bring the files to where they are needed -----------------===//
 namespace {
 
@@ -383,9 +449,10 @@ struct FileEntry {
   char Pad[7];
 };
 
-// This host's files of the program, of versions up to Newest.
-int listLocal(uint64_t Newest, FileEntry *Out, int Max) {
-  DIR *D = opendir(imageDir());
+// The program's files in Dir (this host's directory, or the shared one), of
+// versions up to Newest.
+int listFiles(const char *Dir, uint64_t Newest, FileEntry *Out, int Max) {
+  DIR *D = opendir(Dir);
   if (!D)
     return 0;
   int N = 0;
@@ -396,7 +463,7 @@ int listLocal(uint64_t Newest, FileEntry *Out, int Max) {
                         &F.Kind) ||
         F.Kind == 'c' || strcmp(Name, storeName()) || F.Version > Newest)
       continue;
-    snprintf(P, sizeof(P), "%s/%s", imageDir(), E->d_name);
+    snprintf(P, sizeof(P), "%s/%s", Dir, E->d_name);
     struct stat St;
     if (stat(P, &St) != 0 || N == Max)
       continue;
@@ -443,9 +510,17 @@ void nodeLocalGather(const uint64_t *Versions, int NVersions) {
   PMPI_Comm_rank(Private, &Rank);
   constexpr int kMaxLocal = 4096;
   auto *Mine = static_cast<FileEntry *>(scratch(kMaxLocal * sizeof(FileEntry)));
-  int N = listLocal(NVersions ? Versions[0] : 0, Mine, kMaxLocal);
+  uint64_t Newest = NVersions ? Versions[0] : 0;
+  int N = listFiles(imageDir(), Newest, Mine, kMaxLocal);
   for (int I = 0; I < N; ++I)
     Mine[I].Host = Peers[Rank].HostIndex;
+  // Files flushed to the shared directory (CCC_FLUSH_EVERY), listed once.
+  if (Rank == 0 && strcmp(storeDir(), imageDir())) {
+    int S = listFiles(storeDir(), Newest, Mine + N, kMaxLocal - N);
+    for (int I = N; I < N + S; ++I)
+      Mine[I].Host = kSharedHost;
+    N += S;
+  }
   int *Counts = static_cast<int *>(scratch(Size * sizeof(int)));
   int *Displs = static_cast<int *>(scratch(Size * sizeof(int)));
   int Bytes = N * (int)sizeof(FileEntry);
@@ -483,7 +558,7 @@ void nodeLocalGather(const uint64_t *Versions, int NVersions) {
         return true;
     return false;
   };
-  int Moved = 0;
+  int Moved = 0, FromShared = 0;
   uint64_t MovedBytes = 0;
   char Path[kPathMax];
   for (int I = 0; I < NAll; ++I) {
@@ -506,18 +581,28 @@ void nodeLocalGather(const uint64_t *Versions, int NVersions) {
         if (Holds(Peers[R].HostIndex, F))
           From = R;
       int To = rankOnHost(Target, 0);
-      if (From < 0 || To < 0)
+      if (To < 0 || (From < 0 && !Holds(kSharedHost, F)))
         continue; // cannot happen: F is listed, Target has ranks
       if (F.Kind == 'i')
         imagePath(Path, imageDir(), storeName(), F.Version, F.Rank);
       else
         logPath(Path, imageDir(), storeName(), F.Version, F.Rank);
+      const char *Slash = strrchr(Path, '/');
+      if (From < 0) { // on no host any more: from the shared directory
+        char Shared[kPathMax];
+        snprintf(Shared, sizeof(Shared), "%s/%s", storeDir(), Slash + 1);
+        if (Rank == To && !copyFile(Shared, imageDir(), Slash + 1))
+          logMessage("CCC_LOCAL_DIR: cannot copy %s to %s: %s", Shared,
+                     imageDir(), strerror(errno));
+        ++FromShared;
+        continue;
+      }
       if (Rank == From)
         sendFileMpi(Path, F.Size, To);
       if (Rank == To) {
         MpiSource S = {From};
-        const char *Slash = strrchr(Path, '/');
-        if (!receiveFile(-1, Slash + 1, F.Size, readMpi, &S, MainBuf))
+        if (!receiveFile(imageDir(), -1, Slash + 1, F.Size, readMpi, &S,
+                         MainBuf))
           logMessage("CCC_LOCAL_DIR: cannot store %s received from rank %d",
                      Path, From);
       }
@@ -528,6 +613,11 @@ void nodeLocalGather(const uint64_t *Versions, int NVersions) {
   // A rank that took no part in the last transfers must not look for its
   // files before another rank of its host has stored them.
   PMPI_Barrier(Private);
+  if (Rank == 0 && FromShared)
+    CCC_INFO("CCC_LOCAL_DIR: %d file%s taken from CCC_DIR (flushed there; no "
+             "host holds %s)",
+             FromShared, FromShared == 1 ? "" : "s",
+             FromShared == 1 ? "it" : "them");
   if (Rank == 0 && Moved)
     CCC_INFO("CCC_LOCAL_DIR: %d file%s (%llu bytes) brought to the hosts that "
              "need them",

@@ -137,7 +137,8 @@ bool writeLogFile(uint64_t Version) {
     return false;
   }
   char Why[kPathMax + 256];
-  if (!partnerCopy(Path, Why, sizeof(Why))) {
+  if (!partnerCopy(Path, Why, sizeof(Why)) ||
+      !flushCopy(Path, Why, sizeof(Why))) {
     logMessage("checkpoint %llu: %s", (unsigned long long)Version, Why);
     unlink(Path);
     return false;

@@ -90,6 +90,7 @@ void configInit() {
     Cfg.Interval = X;
   }
   Cfg.Keep = envInt("CCC_KEEP", 2, 1, 1000000);
+  Cfg.FlushEvery = envInt("CCC_FLUSH_EVERY", 0, 0, 1000000000);
 
   // A firewall between hosts may leave only some ports open.
   Cfg.PartnerPortLow = Cfg.PartnerPortHigh = 0;

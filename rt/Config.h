@@ -21,6 +21,9 @@ struct Config {
   // CCC_PARTNER_PORTS LOW-HIGH: where partner copies are received; 0, 0
   // for a port of the system's choice.
   int PartnerPortLow, PartnerPortHigh;
+  // CCC_FLUSH_EVERY: with LocalDir, the versions (multiples of it) also
+  // written to Dir; 0 = none.
+  uint64_t FlushEvery;
   char Name[256];
   double Interval; // seconds, 0 = off (or auto: Mtbf > 0)
   double Mtbf;     // CCC_MTBF seconds, for CCC_INTERVAL=auto

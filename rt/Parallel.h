@@ -73,6 +73,8 @@ const char *storeDir();
 // Where images and message logs go: CCC_LOCAL_DIR if set, else CCC_DIR.
 const char *imageDir();
 bool nodeLocalStorage();
+// CCC_FLUSH_EVERY (0: none).
+uint64_t flushEvery();
 const char *storeName();
 int keepVersions();
 bool runtimeReady();

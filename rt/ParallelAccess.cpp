@@ -24,6 +24,7 @@ void setParallelState(void *P) {
 const char *storeDir() { return Cfg.Dir; }
 const char *imageDir() { return Cfg.LocalDir[0] ? Cfg.LocalDir : Cfg.Dir; }
 bool nodeLocalStorage() { return Cfg.LocalDir[0] != 0; }
+uint64_t flushEvery() { return Cfg.FlushEvery; }
 const char *storeName() { return Cfg.Name; }
 int keepVersions() { return Cfg.Keep; }
 bool runtimeReady() { return RT.Ready; }

@@ -275,8 +275,18 @@ int64_t commitTime(const char *Dir, const char *Name, uint64_t Version) {
   return stat(Path, &St) == 0 ? (int64_t)St.st_mtime : -1;
 }
 
+// The oldest version image Dir/File refers to, or 0 if its header cannot
+// be read (then pruning keeps everything: nothing a restart might need is
+// deleted).
+static uint64_t chainBaseOf(const char *Dir, const char *File) {
+  char P[kPathMax];
+  snprintf(P, sizeof(P), "%s/%s", Dir, File);
+  ImageReader R;
+  return R.open(P) ? R.header().ChainBase : 0;
+}
+
 void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
-                   int Keep, bool Commits) {
+                   int Keep, bool Commits, uint64_t Also) {
   uint64_t Committed[1024];
   int N = listCommitted(Dir, Name, Committed, 1024);
   if (N == 0)
@@ -294,14 +304,14 @@ void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
       Kept |= Committed[I] == Ver;
     if (Kind != 'i' || !Kept)
       return;
-    snprintf(P, sizeof(P), "%s/%s", ImageDir, File);
-    ImageReader R;
-    uint64_t Base = R.open(P) ? R.header().ChainBase : 0;
+    uint64_t Base = chainBaseOf(ImageDir, File);
     if (Base < OldestImage)
       OldestImage = Base;
   });
   if (Commits) {
     for (int I = Keep; I < N; ++I) {
+      if (Committed[I] == Also)
+        continue;
       commitPath(P, Dir, Name, Committed[I]);
       unlink(P);
     }
@@ -311,6 +321,37 @@ void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
                                        char Kind) {
     if ((Kind == 'i' && Ver < OldestImage) || (Kind == 'l' && Ver < Oldest)) {
       snprintf(P, sizeof(P), "%s/%s", ImageDir, File);
+      unlink(P);
+    }
+  });
+}
+
+uint64_t newestFlushed(const char *Dir, const char *Name, uint64_t Every) {
+  uint64_t Committed[1024];
+  int N = Every ? listCommitted(Dir, Name, Committed, 1024) : 0;
+  for (int I = 0; I < N; ++I)
+    if (Committed[I] % Every == 0)
+      return Committed[I];
+  return 0;
+}
+
+void pruneFlushed(const char *Dir, const char *Name, uint64_t Keep) {
+  if (!Keep)
+    return;
+  // The oldest image an image of Keep refers to (an unreadable header keeps
+  // everything, as in pruneVersions).
+  uint64_t Base = Keep;
+  char P[kPathMax];
+  forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
+    if (Kind != 'i' || Ver != Keep)
+      return;
+    uint64_t B = chainBaseOf(Dir, File);
+    if (B < Base)
+      Base = B;
+  });
+  forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
+    if ((Kind == 'i' && Ver < Base) || (Kind == 'l' && Ver < Keep)) {
+      snprintf(P, sizeof(P), "%s/%s", Dir, File);
       unlink(P);
     }
   });

@@ -68,9 +68,18 @@ bool commitProtocol(const char *Dir, const char *Name, uint64_t Version,
 // The commit record goes first so a crash leaves no half-deleted version
 // that looks committed. Commit records are in Dir, images and logs in
 // ImageDir (the same directory unless CCC_LOCAL_DIR is set); Commits false
-// deletes only images and logs (a host's node-local directory).
+// deletes only images and logs (a host's node-local directory). The
+// commit record of version Also (if not 0) is kept too: the newest version
+// flushed to Dir (CCC_FLUSH_EVERY), whose files are in Dir.
 void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
-                   int Keep, bool Commits);
+                   int Keep, bool Commits, uint64_t Also = 0);
+// CCC_FLUSH_EVERY: the newest committed version of NAME in Dir that is a
+// multiple of Every (0 if none, or Every is 0).
+uint64_t newestFlushed(const char *Dir, const char *Name, uint64_t Every);
+// Deletes the flushed images and logs in Dir that version Keep (the newest
+// flushed one; 0: keep everything) does not need, and none of a version
+// newer than it (one being flushed).
+void pruneFlushed(const char *Dir, const char *Name, uint64_t Keep);
 // Removes NAME's *.tmp files of Rank left by a killed writer.
 void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank);
 // mkdir -p.

@@ -24,6 +24,11 @@ On a namespace cluster of 4 hosts (test/harness/netns_cluster.py):
     exit 0 and leave stdout and every log file byte-identical to the
     reference's. A trial whose job ends before the loss is redone (up to
     4 times, kill moments ever earlier).
+--lose h2,h3 loses two hosts at once, partners of each other (mode local:
+rank 1's image and its partner copy both gone); with --flush-every N
+(CCC_FLUSH_EVERY) the loss waits for a commit of a version that is a
+multiple of N, and the restart (--restart-on h1,h4,h4) must find that
+version's files in CCC_DIR.
 Exit 0 if every trial passed, 77 (skip) when no cluster can be made here or
 the MPI is missing, 1 otherwise.
 """
@@ -48,7 +53,7 @@ FIRST = ["h1", "h2", "h3"]      # where the job runs first
 AGAIN = ["h1", "h3", "h4"]      # where it restarts: h2 lost, h4 the spare
 LOST = "h2"
 CCC_VARS = ("CCC_DIR", "CCC_INTERVAL", "CCC_VERBOSE", "CCC_RESTART",
-            "CCC_LOCAL_DIR", "CCC_PROTOCOL")
+            "CCC_LOCAL_DIR", "CCC_PROTOCOL", "CCC_FLUSH_EVERY")
 
 
 def launch(c, mpi, hosts, prog, args, env=None):
@@ -70,8 +75,14 @@ def launch(c, mpi, hosts, prog, args, env=None):
             prog, *args]
 
 
-def committed(d):
-    return glob.glob(os.path.join(d, "*.commit"))
+def committed(d, every=0):
+    """Commit records in d; of versions that are multiples of every (if
+    not 0)."""
+    found = glob.glob(os.path.join(d, "*.commit"))
+    if every:
+        found = [f for f in found
+                 if int(f.rsplit(".v", 1)[1].split(".")[0]) % every == 0]
+    return found
 
 
 def cannot_run(ap, a):
@@ -85,7 +96,7 @@ def cannot_run(ap, a):
     return why
 
 
-def await_loss(p, t0, ckpt_dir, ref_time, frac, timeout):
+def await_loss(p, t0, ckpt_dir, ref_time, frac, timeout, every=0):
     """The moment to lose a host: once a version is committed in ckpt_dir,
     after frac of what is left of a reference-long run (p started at t0).
     Returns when it has come, p ended, or timeout s passed (a loss with no
@@ -93,7 +104,7 @@ def await_loss(p, t0, ckpt_dir, ref_time, frac, timeout):
     armed = None
     while p.poll() is None:
         now = time.monotonic()
-        if armed is None and committed(ckpt_dir):
+        if armed is None and committed(ckpt_dir, every):
             armed = now
             delay = frac * max(ref_time - (now - t0), 0.2)
         if armed is not None and now - armed >= delay:
@@ -172,6 +183,10 @@ def main():
     ap.add_argument("--restart-on", default=",".join(AGAIN),
                     help="hosts of the restarted job (default %(default)s;"
                     " h1,h2,h3 restarts in place, for comparison)")
+    ap.add_argument("--lose", default=LOST,
+                    help="hosts lost together (default %(default)s)")
+    ap.add_argument("--flush-every", type=int, default=0,
+                    help="CCC_FLUSH_EVERY (0: unset)")
     ap.add_argument("--seed", type=int)
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--keep", action="store_true")
@@ -184,7 +199,10 @@ def main():
                                                             "little")
     rng = random.Random(seed)
     again = a.restart_on.split(",")
+    lost = a.lose.split(",")
     name = "%s.%s" % (a.mpi, a.mode)
+    if a.flush_every:
+        name += ".flush"
     print("[%s] seed %d (rerun with --seed %d)" % (name, seed, seed),
           flush=True)
     work = tempfile.mkdtemp(prefix="ccc-nodeloss-")
@@ -243,6 +261,8 @@ def main():
                 env["CCC_PROTOCOL"] = a.protocol
             if a.mode == "local":
                 env["CCC_LOCAL_DIR"] = c.local_dir
+            if a.flush_every:
+                env["CCC_FLUSH_EVERY"] = str(a.flush_every)
             return env
 
         for trial in range(a.trials):
@@ -262,7 +282,7 @@ def main():
                 # attempt.
                 armed = await_loss(p, p.t0, env["CCC_DIR"], ref_time,
                                    rng.uniform(0, 0.6) * 0.5 ** attempt,
-                                   a.timeout)
+                                   a.timeout, a.flush_every)
                 if p.poll() is not None:
                     out, err = result(p)
                     if p.returncode == 0 and not armed:
@@ -286,8 +306,9 @@ def main():
                     problem = ("node-local directories without files at "
                                "the loss: %s" % local_files)
                     break
-                c.kill_host(LOST)
-                c.remove_local(LOST)
+                for h in lost:
+                    c.kill_host(h)
+                    c.remove_local(h)
                 try:
                     p.wait(60)
                     ended = "launcher exited %d %.2f s after the loss" % (
@@ -299,7 +320,7 @@ def main():
                 for h in c.names:
                     if c.alive(h):
                         c.kill_jobs(h)
-                if not committed(env["CCC_DIR"]):
+                if not committed(env["CCC_DIR"], a.flush_every):
                     problem = "no commit left after the loss"
                     break
                 # The same command on the hosts left and the spare.
@@ -323,6 +344,10 @@ def main():
                 elif "ccc: restarting from" not in err:
                     problem = "the restarted job did not restart:\n%s" % (
                         err[-2000:])
+                elif len(lost) > 1 and a.flush_every and \
+                        "taken from CCC_DIR" not in err:
+                    problem = "the restart took no flushed file:\n%s" % (
+                        err[-2000:])
                 else:
                     problem = differs(ref, outputs(cwd, out))
                 break
@@ -337,7 +362,7 @@ def main():
             else:
                 print("[%s] trial %d: ok: %s lost %.2f s into the run after "
                       "%d commits, %s; restart on %s %.2f s; trial %.1f s"
-                      % (name, trial, LOST, kill_at, commits, ended,
+                      % (name, trial, a.lose, kill_at, commits, ended,
                          ",".join(again), re_time,
                          time.monotonic() - t_trial), flush=True)
     left = c.leftovers()

@@ -3,11 +3,11 @@
 
   bad_input_test.py PROG CKPT   (PROG: a serial program built with ccc)
 
-Runtime: CCC_INTERVAL=auto without CCC_MTBF, CCC_INJECT, CCC_ON_TERM and
-CCC_HEARTBEAT and CCC_PARTNER_PORTS with bad values, an unwritable
-CCC_RUN_DIR, CCC_STDOUT and CCC_LOCAL_DIR:
-each stops the program at start with a `ccc:` line naming the variable and
-exit status 3, and leaves an earlier committed checkpoint in place. Then
+Runtime: CCC_INTERVAL=auto without CCC_MTBF, CCC_INJECT, CCC_ON_TERM,
+CCC_HEARTBEAT, CCC_PARTNER_PORTS and CCC_FLUSH_EVERY with bad values, an
+unwritable CCC_RUN_DIR, CCC_STDOUT and CCC_LOCAL_DIR: each stops the
+program at start with a `ccc:` line naming the variable and exit status 3,
+and leaves an earlier committed checkpoint in place. Then
 CCC_INTERVAL=auto with a CCC_MTBF: the interval it chose is reported.
 `ckpt run`: unknown options and fault specs (status 2), no command (2), a
 command that cannot be executed (127, not retried), bad host lists and
@@ -59,6 +59,9 @@ cases = [
      "CCC_LOCAL_DIR=/etc/hostname/ccc is not a writable directory"),
     ({"CCC_STDOUT": "/nonexistent/out.txt"},
      "cannot open /nonexistent/out.txt"),
+    ({"CCC_FLUSH_EVERY": "-1"}, "CCC_FLUSH_EVERY=-1: expected an integer"),
+    ({"CCC_FLUSH_EVERY": "often"},
+     "CCC_FLUSH_EVERY=often: expected an integer"),
 ]
 for ports in ("abc", "70000", "5000-4000", "0-10", "40000-", "-4"):
     cases.append(({"CCC_PARTNER_PORTS": ports},
