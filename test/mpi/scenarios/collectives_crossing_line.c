@@ -3,9 +3,9 @@
 // (forced sites), then all three call each collective, rank 1 still before
 // its checkpoint, which it takes after the last one. So every one crossed
 // the line: ranks 0 and 2 log their outputs (C3 4.3), rank 1 logs nothing.
-// Roots are on either side of the line,
-// with MPI_IN_PLACE, derived and per-rank datatypes, a user-defined op and
-// a sub-communicator. Rank 1 SIGKILLs itself after the commit (first run,
+// Roots are on either side of the line, with MPI_IN_PLACE, derived and
+// per-rank datatypes, a user-defined op, a sub-communicator and an
+// MPI_Comm_disconnect. Rank 1 SIGKILLs itself after the commit (first run,
 // CROSSING_LINE_KILL set); on restart ranks 0 and 2 re-execute every
 // collective without rank 1, copying the outputs from their logs (no MPI
 // call), and the job must print what
@@ -56,6 +56,8 @@ int main(int argc, char **argv) {
   // Made before the line: the restart re-creates them.
   MPI_Comm Pair; // {0, 1} and {2}
   MPI_Comm_split(MPI_COMM_WORLD, Rank == 2, Rank, &Pair);
+  MPI_Comm Dup; // disconnected across the line
+  MPI_Comm_dup(MPI_COMM_WORLD, &Dup);
   MPI_Datatype Strided; // every second double of 4
   MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &Strided);
   MPI_Type_commit(&Strided);
@@ -188,6 +190,9 @@ int main(int argc, char **argv) {
   take(Out, 4);
   MPI_Bcast(Out, 2, MPI_DOUBLE, 0, Pair);
   take(Out, 2);
+  // Collective 0 on Dup: re-executed from the log, it only frees Dup (the
+  // barrier Open MPI's disconnect does would wait for rank 1 for ever).
+  MPI_Comm_disconnect(&Dup);
   MPI_Barrier(MPI_COMM_WORLD);
   if (Rank == 1)
     ccc_checkpoint(); // rank 1's line: the others have started a checkpoint
