@@ -20,6 +20,7 @@
 #include "RunHosts.h"
 #include "RunOptions.h"
 #include "RunProcesses.h"
+#include "SlurmHosts.h"
 
 #include <cerrno>
 #include <cmath>
@@ -75,6 +76,7 @@ const char *describeStatus(int St, char *Buf, size_t Cap) {
 
 int cmdRun(int Argc, char **Argv) {
   Options O;
+  bool ProbeGiven = false;
   int I = 2;
   for (; I < Argc; ++I) {
     std::string A = Argv[I];
@@ -116,10 +118,11 @@ int cmdRun(int Argc, char **Argv) {
         fprintf(stderr, "ckpt run: %s %s: %s\n", A.c_str(), V, Err.c_str());
         return 2;
       }
-    } else if (A == "--probe" && Value(&V) && *V)
+    } else if (A == "--probe" && Value(&V) && *V) {
       O.Hosts.Probe = V;
-    else if (A == "--probe-timeout" && Value(&V) && parseSeconds(V, &X) &&
-             X > 0)
+      ProbeGiven = true;
+    } else if (A == "--probe-timeout" && Value(&V) && parseSeconds(V, &X) &&
+               X > 0)
       O.Hosts.ProbeTimeout = X;
     else if (A == "--inject" && Value(&V)) {
       if (!parseInject(V, O)) {
@@ -141,9 +144,24 @@ int cmdRun(int Argc, char **Argv) {
     return 2;
   }
   if (!O.Hosts.given() && mentionsHosts(O.Command)) {
-    fprintf(stderr, "ckpt run: the command names {hosts}: give them with "
-                    "--hosts or --hostfile\n");
-    return 2;
+    std::string Err;
+    if (!hostsFromSlurm(O.Hosts, ProbeGiven, Err)) {
+      if (!Err.empty())
+        fprintf(stderr, "ckpt run: the hosts of the Slurm allocation: %s\n",
+                Err.c_str());
+      else
+        fprintf(stderr, "ckpt run: the command names {hosts}: give them with "
+                        "--hosts or --hostfile, or run in a Slurm "
+                        "allocation\n");
+      return 2;
+    }
+    fprintf(stderr, "ckpt run: the hosts of Slurm job %s: %s\n",
+            getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : "?",
+            O.Hosts.live().c_str());
+    // The step of an attempt that lost a node holds its CPUs on the others
+    // until slurmctld has given up on the node (SlurmdTimeout, minutes on
+    // real clusters): the next attempt's steps (mpirun's srun) share them.
+    setenv("SLURM_OVERLAP", "1", 0);
   }
   if (O.RunDir.empty()) {
     const char *D = getenv("CCC_DIR");

@@ -11,7 +11,9 @@ and leaves an earlier committed checkpoint in place. Then
 CCC_INTERVAL=auto with a CCC_MTBF: the interval it chose is reported.
 `ckpt run`: unknown options and fault specs (status 2), no command (2), a
 command that cannot be executed (127, not retried), bad host lists and
-hostfiles, hosts without {hosts} in the command and the reverse (2).
+hostfiles, hosts without {hosts} in the command and the reverse (2); in a
+Slurm job, the allocation's node list expanded into {hosts} (with the task
+counts) and malformed SLURM_JOB_NODELIST values refused (2).
 """
 import os
 import subprocess
@@ -30,7 +32,9 @@ def check(cond, what, detail=""):
 
 
 def run(argv, d, timeout=120, **env):
-    e = dict(os.environ, CCC_DIR=os.path.join(d, "ckpt"))
+    # Not an enclosing Slurm job's: {hosts} would be taken from it.
+    e = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    e["CCC_DIR"] = os.path.join(d, "ckpt")
     e.update(env)
     return subprocess.run(argv, cwd=d, env=e, capture_output=True, text=True,
                           timeout=timeout)
@@ -103,7 +107,8 @@ for argv, rc, msg in [
         ([CKPT, "run", "--hosts", "n1", "--", PROG], 2,
          "the command has no {hosts} to put them in"),
         ([CKPT, "run", "--", "echo", "{hosts}"], 2,
-         "give them with --hosts or --hostfile"),
+         "give them with --hosts or --hostfile, or run in a Slurm "
+         "allocation"),
         ([CKPT, "run", "--hostfile", hostfile, "--", "echo", "{hosts}"], 2,
          "hosts:3: expected NAME, NAME:SLOTS or NAME slots=SLOTS"),
         ([CKPT, "run", "--hostfile", os.path.join(d, "none"), "--", "echo",
@@ -115,6 +120,38 @@ for argv, rc, msg in [
     r = run(argv, d, timeout=30)
     check(r.returncode == rc and msg in r.stderr,
           "%s: exit %d and '%s'" % (" ".join(argv[1:]), rc, msg),
+          "exit %d: %s" % (r.returncode, r.stderr))
+
+# Inside a Slurm allocation {hosts} needs no --hosts: its node list,
+# expanded, with the task counts when they say more than one.
+for nodes, tasks, want in [
+        ("n[01-03,7],x", "1(x5)", "n01,n02,n03,n7,x"),
+        ("h[1-4]", "2(x2),1,3", "h1:2,h2:2,h3,h4:3"),
+        ("r[1-2]n[08-10]", "1(x6)", "r1n08,r1n09,r1n10,r2n08,r2n09,r2n10"),
+        ("h[1-3]", "2(x2)", "h1,h2,h3")]:  # counts that do not fit: unused
+    r = run([CKPT, "run", "--", "echo", "{hosts}"], d, timeout=30,
+            SLURM_JOB_ID="42", SLURM_JOB_NODELIST=nodes,
+            SLURM_TASKS_PER_NODE=tasks)
+    check(r.returncode == 0 and r.stdout == want + "\n" and
+          "ckpt run: the hosts of Slurm job 42: " + want in r.stderr,
+          "SLURM_JOB_NODELIST=%s SLURM_TASKS_PER_NODE=%s: {hosts} is %s"
+          % (nodes, tasks, want),
+          "exit %d: %s%s" % (r.returncode, r.stdout, r.stderr))
+for nodes, msg in [
+        ("n[3-1]", "'[3-1]': '3-1' is not N or N-M with N <= M"),
+        ("n[1-3", "'[' without ']'"),
+        ("n1],n2", "']' without '['"),
+        ("n[1-[2]]", "brackets inside brackets"),
+        ("n1,,n2", "an empty name"),
+        ("n[1-2],n2", "host n2 is named twice"),
+        ("n[x]", "'[x]': 'x' is not N or N-M"),
+        ("n;[1-2]", "'n;1' is not a host name")]:
+    r = run([CKPT, "run", "--", "echo", "{hosts}"], d, timeout=30,
+            SLURM_JOB_NODELIST=nodes)
+    msg = "the hosts of the Slurm allocation: SLURM_JOB_NODELIST=%s: %s" % (
+        nodes, msg)
+    check(r.returncode == 2 and msg in r.stderr,
+          "SLURM_JOB_NODELIST=%s: exit 2 and '%s'" % (nodes, msg),
           "exit %d: %s" % (r.returncode, r.stderr))
 
 if failures:
