@@ -79,6 +79,26 @@ Signals (proctrack/linuxproc: slurmd finds a job's processes by parentage)
     script, mpirun gets the TERM and passes it to the ranks (both MPIs).
     --full signals the shell, its children and the steps (man scancel; not
     measured here).
+Over a namespace cluster (hosts=NetnsCluster; test/cluster/slurm_node_loss.py)
+- One munged, in this namespace, serves every host: its socket is a path in
+  workdir (path-named Unix sockets are not bound to a network namespace).
+  slurmctld runs on h1 (SlurmctldHost=h1(10.77.0.1)), one slurmd per host
+  (NodeName=hN NodeAddr=10.77.0.N, spool and pid file in the host's own
+  /tmp), clients on h1: nothing in this namespace reaches the hosts' network.
+  4 nodes are idle about 1 s after the start. sbatch -N 3 runs the batch
+  script on the first node; srun reaches the others.
+- MPI over the nodes: mpirun.openmpi --host h1,h2,h3 -np 3 (plm slurm: it
+  starts its daemons with one srun step; the environment goes with it, no
+  -x needed) with btl_tcp_if_include/oob_tcp_if_include 10.77.0.0/24, and
+  mpiexec.mpich -hosts h1,h2,h3 -n 3 -iface eth0 (hydra's srun launcher).
+- A node lost in a job (kill_host): mpirun exits 205 (mpiexec 255) within
+  3 s. With SlurmdTimeout=10, slurmctld logs "Removing failed node h3 from
+  JobId=..." and sets it DOWN about 30 s after the loss (man sbatch: a
+  job without --no-kill is then ended; not measured here). With sbatch
+  --no-kill the job goes on: a second mpirun on h1,h2,h4 (h4 a spare of
+  the allocation) runs at once -- but only with SLURM_OVERLAP=1 (srun
+  --overlap): otherwise its srun waits (97 s and more) because the dead
+  step still holds its CPUs on h2.
 Leftovers: a process whose parent exits (a script's background child once the
 script ended, mpirun once its shell died) is reparented to init and escapes
 slurmd: no signal, no SIGKILL at the end of the job (cgroup tracking would
@@ -156,13 +176,21 @@ class SlurmCluster:
     workdir. Every client command gets SLURM_CONF through self.env."""
 
     def __init__(self, workdir, start_timeout=30.0, kill_wait=5,
-                 cred_expire=5, requeue_exit=None, extra_conf=""):
+                 cred_expire=5, requeue_exit=None, extra_conf="",
+                 hosts=None, slurmd_timeout=300):
         """kill_wait: KillWait, seconds from SIGTERM to SIGKILL when slurmd
         ends a job (below 5 it does not shorten a requeue's or a scancel's,
         which take about 5 s anyway). cred_expire: seconds a requeued job waits before it may
         start again (5 is the least slurmctld accepts). requeue_exit:
         RequeueExit, exit statuses (e.g. "75") that requeue a batch job.
-        extra_conf: more slurm.conf lines."""
+        extra_conf: more slurm.conf lines. hosts: a started NetnsCluster
+        (test/harness/netns_cluster.py): one slurmd on each of its hosts
+        (node hN at its address), slurmctld on the first, and the clients
+        run there too (see "Over a namespace cluster" above).
+        slurmd_timeout: SlurmdTimeout, seconds before slurmctld sets a
+        silent node DOWN."""
+        self.hosts = hosts
+        self.slurmd_timeout = slurmd_timeout
         self.workdir = self.root = os.path.abspath(workdir)
         self.start_timeout = start_timeout
         self.kill_wait = kill_wait
@@ -197,9 +225,11 @@ class SlurmCluster:
         os.makedirs(self.workdir, exist_ok=True)
         self.root = self.workdir
         if len(self.root) > _MAX_DIR:
-            # A short name for a long workdir keeps socket paths legal.
-            self._link = os.path.join(
-                tempfile.mkdtemp(prefix="ccc-slurm-", dir="/tmp"), "w")
+            # A short name for a long workdir keeps socket paths legal; not
+            # in /tmp when the namespace hosts each have their own.
+            self._link = os.path.join(tempfile.mkdtemp(
+                prefix="ccc-slurm-", dir="/var/tmp" if self.hosts else "/tmp"),
+                "w")
             os.symlink(self.workdir, self._link)
             self.root = self._link
         for d in ("munge", "state", "spool", "log", "run"):
@@ -210,7 +240,12 @@ class SlurmCluster:
         # munged wants its socket's directory searchable by all and
         # writable by its owner alone.
         os.chmod(self._path("munge"), 0o755)
-        self.host = socket.gethostname().split(".")[0]  # hostname -s
+        if self.hosts:
+            self.nodes = [h for h in self.hosts.names if self.hosts.alive(h)]
+            self.host = self.nodes[0]  # slurmctld's and the clients' host
+        else:
+            self.host = socket.gethostname().split(".")[0]  # hostname -s
+            self.nodes = [self.host]
         self.conf = self._path("slurm.conf")
         # Every daemon, slurmstepd and job process inherits SLURM_CONF,
         # which is how stop() finds whatever a job left behind.
@@ -221,9 +256,9 @@ class SlurmCluster:
         for attempt in range(3):
             self._write_conf()
             self._spawn("slurmctld", [_which("slurmctld"), "-D", "-f",
-                                      self.conf])
-            self._spawn("slurmd", [_which("slurmd"), "-D", "-f", self.conf,
-                                   "-N", self.host])
+                                      self.conf], self.host)
+            for n in self.nodes:
+                self.start_slurmd(n)
             try:
                 self._wait_idle()
                 return
@@ -232,7 +267,18 @@ class SlurmCluster:
                 # them: new ones.
                 if attempt == 2 or "Address already in use" not in str(e):
                     raise
-                self._stop_daemons(("slurmd", "slurmctld"))
+                self._stop_daemons([self._slurmd(n) for n in self.nodes] +
+                                   ["slurmctld"])
+
+    def _slurmd(self, node):
+        return "slurmd" if not self.hosts else "slurmd-" + node
+
+    def start_slurmd(self, node):
+        """Starts node's slurmd (again, on a namespace host brought back
+        with start_host: the node returns to service by itself,
+        ReturnToService=2)."""
+        self._spawn(self._slurmd(node), [_which("slurmd"), "-D", "-f",
+                                         self.conf, "-N", node], node)
 
     def _start_munge(self):
         key = self._path("munge", "munge.key")
@@ -262,7 +308,8 @@ class SlurmCluster:
         node = " ".join(re.findall(
             r"\b(?:CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore|"
             r"RealMemory)=\d+", out))
-        ctld_port, d_port = _free_ports(2)
+        # Namespace hosts have their own ports: the usual ones will do.
+        ctld_port, d_port = (6817, 6818) if self.hosts else _free_ports(2)
         auth = "socket=%s,cred_expire=%d" % (self.munge_socket,
                                              self.cred_expire)
         extra = self.extra_conf
@@ -271,10 +318,27 @@ class SlurmCluster:
         plugstack = self._path("plugstack.conf")
         open(plugstack, "w").close()
         p = self._path
+        if self.hosts:
+            # Each host's /tmp is its own: the spool and pid file of its
+            # slurmd are node-local, as on a real cluster; %n names logs.
+            ctld_addr = self.hosts.addr(self.host)
+            spool, d_pid = "/tmp/slurmd", "/tmp/slurmd.pid"
+            d_log = p("log", "slurmd-%n.log")
+            nodes = "\n".join("NodeName=%s NodeAddr=%s %s State=UNKNOWN"
+                              % (n, self.hosts.addr(n), node)
+                              for n in self.hosts.names)
+            names = ",".join(self.hosts.names)
+        else:
+            ctld_addr = "127.0.0.1"
+            spool, d_pid = p("spool"), p("run", "slurmd.pid")
+            d_log = p("log", "slurmd.log")
+            nodes = "NodeName=%s NodeAddr=127.0.0.1 %s State=UNKNOWN" % (
+                self.host, node)
+            names = self.host
         conf = f"""\
 # Written by test/harness/slurm_cluster.py; private to this directory.
 ClusterName=ccc
-SlurmctldHost={self.host}(127.0.0.1)
+SlurmctldHost={self.host}({ctld_addr})
 SlurmctldPort={ctld_port}
 SlurmdPort={d_port}
 SlurmUser=root
@@ -283,11 +347,11 @@ AuthType=auth/munge
 CredType=cred/munge
 AuthInfo={auth}
 StateSaveLocation={p("state")}
-SlurmdSpoolDir={p("spool")}
+SlurmdSpoolDir={spool}
 SlurmctldPidFile={p("run", "slurmctld.pid")}
-SlurmdPidFile={p("run", "slurmd.pid")}
+SlurmdPidFile={d_pid}
 SlurmctldLogFile={p("log", "slurmctld.log")}
-SlurmdLogFile={p("log", "slurmd.log")}
+SlurmdLogFile={d_log}
 SlurmctldDebug=info
 SlurmdDebug=info
 MailProg=/bin/true
@@ -307,16 +371,18 @@ JobRequeue=1
 KillWait={self.kill_wait}
 MinJobAge=60
 InactiveLimit=0
-SlurmdTimeout=300
-NodeName={self.host} NodeAddr=127.0.0.1 {node} State=UNKNOWN
-PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
+SlurmdTimeout={self.slurmd_timeout}
+{nodes}
+PartitionName=ccc Nodes={names} Default=YES MaxTime=INFINITE State=UP
 {extra}
 """
         with open(self.conf, "w") as f:
             f.write(conf)
 
-    def _spawn(self, name, argv):
+    def _spawn(self, name, argv, host=None):
         log = open(self._path("log", name + ".out"), "wb")
+        if self.hosts and host:
+            argv = self.hosts.cmd(host, argv)  # nsenter execs: same pid
         # A new session: a test's Ctrl-C reaches only the test; stop() ends
         # the daemons itself.
         self.procs[name] = subprocess.Popen(
@@ -334,10 +400,11 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
                                      % (name, p.returncode, self.logs()))
             r = self.run(["sinfo", "-h", "-N", "-o", "%T"], check=False)
             last = (r.stdout + r.stderr).strip()
-            if r.returncode == 0 and last == "idle":
+            if r.returncode == 0 and last.split() == ["idle"] * len(
+                    self.nodes):
                 return
             time.sleep(0.2)
-        raise SlurmError("the node is not idle after %.0f s (sinfo: %s):\n%s"
+        raise SlurmError("the nodes are not idle after %.0f s (sinfo: %s):\n%s"
                          % (self.start_timeout, last, self.logs()))
 
     def logs(self, lines=30):
@@ -367,7 +434,8 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
                 self._cancel_all()
             except (SlurmError, subprocess.TimeoutExpired):
                 pass  # the daemons go anyway; leftovers are killed below
-        self._stop_daemons(("slurmd", "slurmctld", "munged"))
+        self._stop_daemons([n for n in self.procs if n.startswith("slurmd")]
+                           + ["slurmctld", "munged"])
         # proctrack/linuxproc loses a job's process once its parent exits
         # (it is reparented to init): e.g. a batch script's background
         # child outlives the job. Such processes still carry SLURM_CONF.
@@ -454,10 +522,18 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         return found
 
     # -------------------------------------------------------------- clients
+    def _client(self, argv):
+        """argv as run on the clients' host (this one, or the first of the
+        namespace hosts: only they reach slurmctld)."""
+        # In workdir there (a job starts in sbatch's directory; nsenter's
+        # would be /).
+        return (self.hosts.cmd(self.host, argv, cwd=self.workdir)
+                if self.hosts else argv)
+
     def run(self, argv, check=True, timeout=30):
         """Runs a Slurm client command against this cluster."""
-        r = subprocess.run(argv, env=self.env, capture_output=True, text=True,
-                           timeout=timeout)
+        r = subprocess.run(self._client(argv), env=self.env,
+                           capture_output=True, text=True, timeout=timeout)
         if check and r.returncode != 0:
             raise SlurmError("%s failed (%d): %s" % (
                 " ".join(argv), r.returncode, (r.stderr + r.stdout).strip()))
@@ -471,9 +547,9 @@ PartitionName=ccc Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
             args = ("--output=" + os.path.join(self.workdir, "job-%j.out"),
                     *args)
         e = dict(self.env, **(env or {}))
-        r = subprocess.run(["sbatch", "--parsable", *args, script,
-                            *script_args], env=e, capture_output=True,
-                           text=True, timeout=30)
+        r = subprocess.run(self._client(["sbatch", "--parsable", *args,
+                                         script, *script_args]),
+                           env=e, capture_output=True, text=True, timeout=30)
         if r.returncode != 0:
             raise SlurmError("sbatch %s failed (%d): %s" % (
                 " ".join(args), r.returncode, r.stderr.strip()))
