@@ -62,6 +62,33 @@ inline int commRank(MPI_Comm C) {
   PMPI_Comm_rank(realComm(C), &R);
   return R;
 }
+inline bool isInterComm(MPI_Comm C) {
+  int Inter = 0;
+  PMPI_Comm_test_inter(realComm(C), &Inter);
+  return Inter;
+}
+// How many blocks a rank receives in a gather or all-to-all pattern: one
+// from each process of the group that sends, C's own or, on an
+// inter-communicator, the remote group.
+inline int peerCount(MPI_Comm C) {
+  int N;
+  if (isInterComm(C))
+    PMPI_Comm_remote_size(realComm(C), &N);
+  else
+    PMPI_Comm_size(realComm(C), &N);
+  return N;
+}
+// Whether this rank is a rooted collective's root: Root is its rank, or
+// MPI_ROOT on an inter-communicator.
+inline bool isRoot(MPI_Comm C, int Root) {
+  return isInterComm(C) ? Root == MPI_ROOT : commRank(C) == Root;
+}
+// Whether this rank receives the root's data (Bcast, Scatter): on an
+// inter-communicator only the group opposite the root's, which names the
+// root by its rank; the root's own group passes MPI_ROOT or MPI_PROC_NULL.
+inline bool fromRoot(MPI_Comm C, int Root) {
+  return isInterComm(C) ? Root >= 0 : true;
+}
 
 // A blocking collective: Native() calls MPI's. Outputs() describes where
 // it leaves its results here; it is only asked when a restart completes

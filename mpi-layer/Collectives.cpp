@@ -28,7 +28,11 @@ int MPI_Bcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C) {
   if (Bypass)
     return PMPI_Bcast(B, N, T, Root, C);
   return runCollective(
-      C, [&] { return commRank(C) == Root ? noOutputs() : oneOutput(B, N, T); },
+      C,
+      [&] {
+        return isRoot(C, Root) || !fromRoot(C, Root) ? noOutputs()
+                                                     : oneOutput(B, N, T);
+      },
       [&] { return PMPI_Bcast(B, N, realType(T), Root, realComm(C)); });
 }
 
@@ -37,7 +41,7 @@ int MPI_Reduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
   if (Bypass)
     return PMPI_Reduce(S, R, N, T, Op, Root, C);
   return runCollective(
-      C, [&] { return commRank(C) == Root ? oneOutput(R, N, T) : noOutputs(); },
+      C, [&] { return isRoot(C, Root) ? oneOutput(R, N, T) : noOutputs(); },
       [&] {
         return PMPI_Reduce(S, R, N, realType(T), realOp(Op), Root, realComm(C));
       });
@@ -81,8 +85,8 @@ int MPI_Gather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   return runCollective(
       C,
       [&] {
-        return commRank(C) == Root ? oneOutput(R, RN * commSize(C), RT)
-                                   : noOutputs();
+        return isRoot(C, Root) ? oneOutput(R, RN * peerCount(C), RT)
+                               : noOutputs();
       },
       [&] {
         return PMPI_Gather(S, SN, realType(ST), R, RN, realType(RT), Root,
@@ -97,9 +101,8 @@ int MPI_Gatherv(const void *S, int SN, MPI_Datatype ST, void *R, const int RN[],
   return runCollective(
       C,
       [&] {
-        return commRank(C) == Root
-                   ? blockOutputs(R, commSize(C), RN, Displs, RT)
-                   : noOutputs();
+        return isRoot(C, Root) ? blockOutputs(R, peerCount(C), RN, Displs, RT)
+                               : noOutputs();
       },
       [&] {
         return PMPI_Gatherv(S, SN, realType(ST), R, RN, Displs, realType(RT),
@@ -112,7 +115,11 @@ int MPI_Scatter(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   if (Bypass)
     return PMPI_Scatter(S, SN, ST, R, RN, RT, Root, C);
   return runCollective(
-      C, [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      C,
+      [&] {
+        return R == MPI_IN_PLACE || !fromRoot(C, Root) ? noOutputs()
+                                                       : oneOutput(R, RN, RT);
+      },
       [&] {
         return PMPI_Scatter(S, SN, realType(ST), R, RN, realType(RT), Root,
                             realComm(C));
@@ -125,7 +132,11 @@ int MPI_Scatterv(const void *S, const int SN[], const int Displs[],
   if (Bypass)
     return PMPI_Scatterv(S, SN, Displs, ST, R, RN, RT, Root, C);
   return runCollective(
-      C, [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      C,
+      [&] {
+        return R == MPI_IN_PLACE || !fromRoot(C, Root) ? noOutputs()
+                                                       : oneOutput(R, RN, RT);
+      },
       [&] {
         return PMPI_Scatterv(S, SN, Displs, realType(ST), R, RN, realType(RT),
                              Root, realComm(C));
@@ -137,7 +148,7 @@ int MPI_Allgather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   if (Bypass)
     return PMPI_Allgather(S, SN, ST, R, RN, RT, C);
   return runCollective(
-      C, [&] { return oneOutput(R, RN * commSize(C), RT); },
+      C, [&] { return oneOutput(R, RN * peerCount(C), RT); },
       [&] {
         return PMPI_Allgather(S, SN, realType(ST), R, RN, realType(RT),
                               realComm(C));
@@ -150,7 +161,7 @@ int MPI_Allgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
   if (Bypass)
     return PMPI_Allgatherv(S, SN, ST, R, RN, Displs, RT, C);
   return runCollective(
-      C, [&] { return blockOutputs(R, commSize(C), RN, Displs, RT); },
+      C, [&] { return blockOutputs(R, peerCount(C), RN, Displs, RT); },
       [&] {
         return PMPI_Allgatherv(S, SN, realType(ST), R, RN, Displs, realType(RT),
                                realComm(C));
@@ -162,7 +173,7 @@ int MPI_Alltoall(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   if (Bypass)
     return PMPI_Alltoall(S, SN, ST, R, RN, RT, C);
   return runCollective(
-      C, [&] { return oneOutput(R, RN * commSize(C), RT); },
+      C, [&] { return oneOutput(R, RN * peerCount(C), RT); },
       [&] {
         return PMPI_Alltoall(S, SN, realType(ST), R, RN, realType(RT),
                              realComm(C));
@@ -175,7 +186,7 @@ int MPI_Alltoallv(const void *S, const int SN[], const int SD[],
   if (Bypass)
     return PMPI_Alltoallv(S, SN, SD, ST, R, RN, RD, RT, C);
   return runCollective(
-      C, [&] { return blockOutputs(R, commSize(C), RN, RD, RT); },
+      C, [&] { return blockOutputs(R, peerCount(C), RN, RD, RT); },
       [&] {
         return PMPI_Alltoallv(S, SN, SD, realType(ST), R, RN, RD, realType(RT),
                               realComm(C));
@@ -187,7 +198,7 @@ int MPI_Alltoallw(const void *S, const int SN[], const int SD[],
                   const int RD[], const MPI_Datatype RTs[], MPI_Comm C) {
   if (Bypass)
     return PMPI_Alltoallw(S, SN, SD, STs, R, RN, RD, RTs, C);
-  int Size = commSize(C);
+  int Size = peerCount(C);
   return runCollective(
       C, [&] { return typedOutputs(R, Size, RN, RD, false, RTs); },
       [&] {

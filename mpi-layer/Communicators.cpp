@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "Layer.h"
 
+#include <climits>
 #include <cstring>
 
 namespace ccc {
@@ -72,14 +73,37 @@ int agreeCollTag(MPI_Comm Real, int Next) {
   return Both > Mine ? Both : Mine;
 }
 
-void refuseInterCollective(MPI_Comm C) {
+uint64_t interCommKey(MPI_Comm Real, int Tag, const int *RemoteWorld,
+                      int RemoteSize) {
+  MPI_Group G, World;
+  int N;
+  PMPI_Comm_group(Real, &G);
+  PMPI_Comm_group(MPI_COMM_WORLD, &World);
+  PMPI_Group_size(G, &N);
+  int *Ranks = static_cast<int *>(scratch(2 * N * sizeof(int)));
+  for (int I = 0; I < N; ++I)
+    Ranks[I] = I;
+  PMPI_Group_translate_ranks(G, N, Ranks, World, Ranks + N);
+  int Low = INT_MAX;
+  for (int I = 0; I < N; ++I)
+    Low = Ranks[N + I] < Low ? Ranks[N + I] : Low;
+  for (int I = 0; I < RemoteSize; ++I)
+    Low = RemoteWorld[I] < Low ? RemoteWorld[I] : Low;
+  scratchFree(Ranks);
+  PMPI_Group_free(&G);
+  PMPI_Group_free(&World);
+  return (uint64_t)(uint32_t)Tag << 32 | (uint32_t)Low;
+}
+
+void refuseInterIdup(MPI_Comm C) {
   // Inter-communicators come from MPI_Intercomm_create only (spawn, connect
   // and join are refused).
   Object *O = object(C);
   if (O && O->Kind == ObjKind::Comm && O->How == Recipe::IntercommCreate)
-    refuse("a collective on an inter-communicator",
-           "CCC_PROTOCOL=nonblocking handles collectives over one group; "
-           "CCC_PROTOCOL=blocking passes them to MPI");
+    refuse("MPI_Comm_idup of an inter-communicator",
+           "CCC_PROTOCOL=nonblocking numbers an idup with its parent's "
+           "collectives over one group; CCC_PROTOCOL=blocking passes it to "
+           "MPI, and MPI_Comm_dup works under both");
 }
 
 MPI_Comm programComm(MPI_Comm Real) {

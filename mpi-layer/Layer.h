@@ -155,7 +155,9 @@ struct Object {
   // protocol's control messages, in place of (CollTag, lowest member). A
   // communicator from MPI_Comm_idup has no agreed tag (agreeing would block
   // its members); its key is derived from its parent's and the call's
-  // number on the parent, the same at every member.
+  // number on the parent, the same at every member. An
+  // inter-communicator's is (CollTag, lowest member of both groups): its
+  // members are the local group and WorldRanks, the remote one.
   uint64_t Key;
   CollCount Coll;      // non-blocking protocol (ProtocolCollectives.cpp)
   uint32_t FreedEpoch; // the epoch the program freed it in
@@ -735,6 +737,10 @@ void freeOther(Object &O);
 // The tag of the layer's collectives on a new communicator, agreed by all
 // its members (both groups of an inter-communicator).
 int agreeCollTag(MPI_Comm Real, int Next);
+// The key of inter-communicator Real (Object::Key): Tag and the lowest
+// world rank of its two groups, the same at every member.
+uint64_t interCommKey(MPI_Comm Real, int Tag, const int *RemoteWorld,
+                      int RemoteSize);
 MPI_Info realInfo(MPI_Info I);
 // A new info object MPI made (a get_info call); hands the program its
 // handle (Info.cpp).
@@ -763,7 +769,7 @@ int realKeyvalOf(int K, uint8_t Kind);
 void replayErrorClasses();
 // Non-blocking protocol: its collectives assume one group; one on an
 // inter-communicator stops the job (Communicators.cpp).
-void refuseInterCollective(MPI_Comm C);
+void refuseInterIdup(MPI_Comm C);
 
 //===-- Windows.cpp (issue 23, one-sided) ---------------------------------===//
 // A window the program made is a ccc handle of kind kHandleWin (index into

@@ -77,7 +77,11 @@ int MPI_Ibcast(void *B, int N, MPI_Datatype T, int Root, MPI_Comm C,
   if (Bypass)
     return PMPI_Ibcast(B, N, T, Root, C, Q);
   return startCollective(
-      C, [&] { return commRank(C) == Root ? noOutputs() : oneOutput(B, N, T); },
+      C,
+      [&] {
+        return isRoot(C, Root) || !fromRoot(C, Root) ? noOutputs()
+                                                     : oneOutput(B, N, T);
+      },
       Q,
       [&](MPI_Request *RQ) {
         return PMPI_Ibcast(B, N, realType(T), Root, realComm(C), RQ);
@@ -89,8 +93,7 @@ int MPI_Ireduce(const void *S, void *R, int N, MPI_Datatype T, MPI_Op Op,
   if (Bypass)
     return PMPI_Ireduce(S, R, N, T, Op, Root, C, Q);
   return startCollective(
-      C, [&] { return commRank(C) == Root ? oneOutput(R, N, T) : noOutputs(); },
-      Q,
+      C, [&] { return isRoot(C, Root) ? oneOutput(R, N, T) : noOutputs(); }, Q,
       [&](MPI_Request *RQ) {
         return PMPI_Ireduce(S, R, N, realType(T), realOp(Op), Root, realComm(C),
                             RQ);
@@ -138,8 +141,8 @@ int MPI_Igather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   return startCollective(
       C,
       [&] {
-        return commRank(C) == Root ? oneOutput(R, RN * commSize(C), RT)
-                                   : noOutputs();
+        return isRoot(C, Root) ? oneOutput(R, RN * peerCount(C), RT)
+                               : noOutputs();
       },
       Q,
       [&](MPI_Request *RQ) {
@@ -156,9 +159,8 @@ int MPI_Igatherv(const void *S, int SN, MPI_Datatype ST, void *R,
   return startCollective(
       C,
       [&] {
-        return commRank(C) == Root
-                   ? blockOutputs(R, commSize(C), RN, Displs, RT)
-                   : noOutputs();
+        return isRoot(C, Root) ? blockOutputs(R, peerCount(C), RN, Displs, RT)
+                               : noOutputs();
       },
       Q,
       [&](MPI_Request *RQ) {
@@ -172,7 +174,11 @@ int MPI_Iscatter(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   if (Bypass)
     return PMPI_Iscatter(S, SN, ST, R, RN, RT, Root, C, Q);
   return startCollective(
-      C, [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      C,
+      [&] {
+        return R == MPI_IN_PLACE || !fromRoot(C, Root) ? noOutputs()
+                                                       : oneOutput(R, RN, RT);
+      },
       Q,
       [&](MPI_Request *RQ) {
         return PMPI_Iscatter(S, SN, realType(ST), R, RN, realType(RT), Root,
@@ -186,7 +192,11 @@ int MPI_Iscatterv(const void *S, const int SN[], const int Displs[],
   if (Bypass)
     return PMPI_Iscatterv(S, SN, Displs, ST, R, RN, RT, Root, C, Q);
   return startCollective(
-      C, [&] { return R == MPI_IN_PLACE ? noOutputs() : oneOutput(R, RN, RT); },
+      C,
+      [&] {
+        return R == MPI_IN_PLACE || !fromRoot(C, Root) ? noOutputs()
+                                                       : oneOutput(R, RN, RT);
+      },
       Q,
       [&](MPI_Request *RQ) {
         return PMPI_Iscatterv(S, SN, Displs, realType(ST), R, RN, realType(RT),
@@ -199,7 +209,7 @@ int MPI_Iallgather(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   if (Bypass)
     return PMPI_Iallgather(S, SN, ST, R, RN, RT, C, Q);
   return startCollective(
-      C, [&] { return oneOutput(R, RN * commSize(C), RT); }, Q,
+      C, [&] { return oneOutput(R, RN * peerCount(C), RT); }, Q,
       [&](MPI_Request *RQ) {
         return PMPI_Iallgather(S, SN, realType(ST), R, RN, realType(RT),
                                realComm(C), RQ);
@@ -212,7 +222,7 @@ int MPI_Iallgatherv(const void *S, int SN, MPI_Datatype ST, void *R,
   if (Bypass)
     return PMPI_Iallgatherv(S, SN, ST, R, RN, Displs, RT, C, Q);
   return startCollective(
-      C, [&] { return blockOutputs(R, commSize(C), RN, Displs, RT); }, Q,
+      C, [&] { return blockOutputs(R, peerCount(C), RN, Displs, RT); }, Q,
       [&](MPI_Request *RQ) {
         return PMPI_Iallgatherv(S, SN, realType(ST), R, RN, Displs,
                                 realType(RT), realComm(C), RQ);
@@ -224,7 +234,7 @@ int MPI_Ialltoall(const void *S, int SN, MPI_Datatype ST, void *R, int RN,
   if (Bypass)
     return PMPI_Ialltoall(S, SN, ST, R, RN, RT, C, Q);
   return startCollective(
-      C, [&] { return oneOutput(R, RN * commSize(C), RT); }, Q,
+      C, [&] { return oneOutput(R, RN * peerCount(C), RT); }, Q,
       [&](MPI_Request *RQ) {
         return PMPI_Ialltoall(S, SN, realType(ST), R, RN, realType(RT),
                               realComm(C), RQ);
@@ -237,7 +247,7 @@ int MPI_Ialltoallv(const void *S, const int SN[], const int SD[],
   if (Bypass)
     return PMPI_Ialltoallv(S, SN, SD, ST, R, RN, RD, RT, C, Q);
   return startCollective(
-      C, [&] { return blockOutputs(R, commSize(C), RN, RD, RT); }, Q,
+      C, [&] { return blockOutputs(R, peerCount(C), RN, RD, RT); }, Q,
       [&](MPI_Request *RQ) {
         return PMPI_Ialltoallv(S, SN, SD, realType(ST), R, RN, RD, realType(RT),
                                realComm(C), RQ);
@@ -250,7 +260,7 @@ int MPI_Ialltoallw(const void *S, const int SN[], const int SD[],
                    MPI_Request *Q) {
   if (Bypass)
     return PMPI_Ialltoallw(S, SN, SD, STs, R, RN, RD, RTs, C, Q);
-  int Size = commSize(C);
+  int Size = peerCount(C);
   MPI_Datatype *Types =
       keepRealTypes(Size, S == MPI_IN_PLACE ? nullptr : STs, Size, RTs);
   return startCollective(

@@ -262,6 +262,10 @@ int create(ObjKind Kind, Recipe How, H *Out, int NInts, const int *Ints,
     int Next = L->NextCollTag > 3 ? L->NextCollTag : 3;
     O.CollTag = agreeCollTag(O.Real.Comm, Next);
     L->NextCollTag = O.CollTag + 1;
+    int Inter = 0;
+    PMPI_Comm_test_inter(O.Real.Comm, &Inter);
+    if (Inter)
+      O.Key = interCommKey(O.Real.Comm, O.CollTag, O.WorldRanks, O.Size);
   }
   *Out = objectHandle<H>(Idx);
   return R;

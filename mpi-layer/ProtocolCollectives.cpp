@@ -44,7 +44,11 @@ uint32_t OpenLogged; // requests to log when they complete
 uint32_t Debts;      // communicators with N < Max
 uint64_t LoggedBytes;
 
-bool isInter(const Object &O) { return O.How == Recipe::IntercommCreate; }
+// An inter-communicator's members are its two groups (Size counts the
+// remote one): it always has two or more.
+bool counted(const Object &O) {
+  return O.Size > 1 || O.How == Recipe::IntercommCreate;
+}
 
 // The counter of C, or null for a communicator of one rank (nothing to
 // agree on) or an unknown handle.
@@ -52,7 +56,7 @@ CollCount *counter(MPI_Comm C) {
   if (C == MPI_COMM_WORLD)
     return L->Size > 1 ? &L->WorldColl : nullptr;
   Object *O = object(C);
-  if (!O || O->Kind != ObjKind::Comm || O->Size < 2 || isInter(*O))
+  if (!O || O->Kind != ObjKind::Comm || !counted(*O))
     return nullptr;
   return &O->Coll;
 }
@@ -184,7 +188,7 @@ template <typename F> void forEachCounter(F Fn) {
     Fn(L->WorldColl, kWorldKey, true);
   for (uint32_t I = 0; I < L->NObjs; ++I) {
     Object &O = L->Objs[I];
-    if (O.Kind == ObjKind::Comm && O.Size > 1 && !isInter(O))
+    if (O.Kind == ObjKind::Comm && counted(O))
       Fn(O.Coll, keyOf(O), O.Live || O.FreedEpoch + 1 == L->Epoch);
   }
 }
@@ -216,7 +220,6 @@ void idupCrossed() {
 bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
                  bool *Log) {
   nbProgress();
-  refuseInterCollective(C);
   CollCount *K = counter(C);
   *Log = false;
   if (!K)
@@ -239,7 +242,7 @@ bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
 
 uint64_t nbIdupStarted(MPI_Comm C) {
   nbProgress();
-  refuseInterCollective(C);
+  refuseInterIdup(C);
   CollCount *K = counter(C);
   if (!K)
     return 0; // one member: nothing to agree on, no key needed
