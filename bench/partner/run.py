@@ -3,7 +3,8 @@
 
     bench/partner/run.py [full|smoke] [--prefix PREFIX] [--np 2]
 
-Runs bench/size/cg.c (ckpt-cc --mpi=openmpi) at NP ranks, each rank on a
+Runs bench/size/cg.c (ckpt-cc --mpi=openmpi; full: 48 MB per rank, 1500
+steps, a checkpoint a second, about 15 s per case) at NP ranks, each rank on a
 host of its own: every rank starts in a UTS and mount namespace of its own
 (unshare) with hostname bhN, an /etc/hosts naming those hosts, and its own
 directory mounted at the CCC_LOCAL_DIR path, so each rank writes its images
@@ -91,7 +92,7 @@ def main():
         with open(os.path.join(work, "hosts"), "w") as f:
             f.write("127.0.0.1 localhost %s\n" %
                     " ".join("bh%d" % r for r in range(a.np)))
-        args = ["48", "40"] if a.mode == "full" else ["4", "12"]
+        args = ["48", "1500"] if a.mode == "full" else ["4", "12"]
         env.update(CCC_DIR=os.path.join(work, "shared"),
                    CCC_LOCAL_DIR=os.path.join(work, "local"),
                    CCC_INTERVAL="1" if a.mode == "full" else "0.2",
