@@ -165,6 +165,91 @@ def build(a, work):
     return exe, plain
 
 
+# ---- shared by the tests that lose a host under ckpt run
+# (supervised_node_loss.py, slurm_node_loss.py)
+
+def supervised_parser(doc, trials):
+    """Their command line."""
+    ap = argparse.ArgumentParser(
+        description=doc,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mpi", required=True, choices=sorted(LAUNCHER))
+    ap.add_argument("--install-from")
+    ap.add_argument("--prefix")
+    ap.add_argument("--mode", choices=("shared", "local"), default="local")
+    ap.add_argument("--trials", type=int, default=trials)
+    ap.add_argument("--source", default=os.path.join(
+        HERE, "..", "mpi", "programs", "ring.c"))
+    ap.add_argument("--steps", default="3000")
+    ap.add_argument("--interval", default="0.3")
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--timeout", type=float, default=150)
+    ap.add_argument("--keep", action="store_true")
+    return ap
+
+
+def run_reference(c, a, name, hosts, plain):
+    """The plain build, uninterrupted, launched from h1 on hosts: (outputs,
+    seconds), or None after saying why it failed."""
+    ref_cwd = os.path.join(c.shared, "ref")
+    os.makedirs(ref_cwd)
+    t0 = time.monotonic()
+    r = c.run("h1", launch(c, a.mpi, hosts, plain, [a.steps]),
+              env=dict(netns_cluster.MPI_ROOT_ENV, CCC_RESTART="never",
+                       CCC_INTERVAL="0"),
+              cwd=ref_cwd, timeout=a.timeout)
+    ref_time = time.monotonic() - t0
+    if r.returncode != 0 or not r.stdout.strip():
+        print("[%s] FAIL: reference exited %d:\n%s" % (
+            name, r.returncode, r.stderr[-2000:]))
+        return None
+    print("[%s] reference: %.2f s" % (name, ref_time), flush=True)
+    return outputs(ref_cwd, r.stdout.encode()), ref_time
+
+
+def judge_supervised(text, lost, cwd, ref):
+    """Why a job that ckpt run finished after losing host lost is wrong
+    (text: ckpt run's log; cwd: the job's directory, its stdout in
+    cwd/stdout), or None."""
+    if "host %s is lost" % lost not in text:
+        return "ckpt run did not report %s lost:\n%s" % (lost, text[-3000:])
+    if "ccc: restarting from" not in text:
+        return "the job did not restart:\n%s" % text[-3000:]
+    with open(os.path.join(cwd, "stdout"), "rb") as f:
+        out = f.read()
+    os.unlink(os.path.join(cwd, "stdout"))
+    shutil.rmtree(os.path.join(cwd, "ccc-ckpt"), ignore_errors=True)
+    return differs(ref, outputs(cwd, out))
+
+
+def report_trial(name, trial, problem, d, text, lost, kill_at):
+    if problem:
+        print("[%s] trial %d: FAIL: %s\n  (files in %s)" % (
+            name, trial, problem, d), flush=True)
+        return
+    summary = [l for l in text.splitlines()
+               if l.startswith("ckpt run: finished")]
+    print("[%s] trial %d: ok: %s lost %.2f s into the run; %s"
+          % (name, trial, lost, kill_at, summary[-1] if summary else ""),
+          flush=True)
+
+
+def finish(c, a, name, failures, seed, work):
+    """The end of a series: processes left count as a failure; the files
+    are kept if asked or something failed. Returns the exit status."""
+    left = c.leftovers()
+    if left:
+        print("[%s] FAIL: processes left: %s" % (name, left))
+        failures += 1
+    print("[%s] %d/%d trials identical (seed %d)" % (
+        name, a.trials - failures, a.trials, seed), flush=True)
+    if a.keep or failures:
+        print("[%s] files kept in %s" % (name, work))
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

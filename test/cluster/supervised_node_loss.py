@@ -19,10 +19,8 @@ file byte-identical to the plain build's uninterrupted run. A trial whose
 job ends before the loss is redone, the loss earlier.
 Exit 0 if every trial passed, 77 (skip) as node_loss.py, 1 otherwise.
 """
-import argparse
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -67,21 +65,8 @@ def processes(c):
 
 
 def main():
-    ap = argparse.ArgumentParser(
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mpi", required=True, choices=sorted(node_loss.LAUNCHER))
-    ap.add_argument("--install-from")
-    ap.add_argument("--prefix")
-    ap.add_argument("--mode", choices=("shared", "local"), default="shared")
-    ap.add_argument("--trials", type=int, default=2)
-    ap.add_argument("--source", default=os.path.join(
-        HERE, "..", "mpi", "programs", "ring.c"))
-    ap.add_argument("--steps", default="3000")
-    ap.add_argument("--interval", default="0.3")
-    ap.add_argument("--seed", type=int)
-    ap.add_argument("--timeout", type=float, default=150)
-    ap.add_argument("--keep", action="store_true")
+    ap = node_loss.supervised_parser(__doc__, trials=2)
+    ap.set_defaults(mode="shared")
     a = ap.parse_args()
     why = node_loss.cannot_run(ap, a)
     if why:
@@ -100,25 +85,13 @@ def main():
         exe, plain = node_loss.build(a, work)
         ckpt = os.path.join(a.prefix, "bin", "ckpt")
         base = dict(netns_cluster.MPI_ROOT_ENV)
-
-        # The reference: the plain build, uninterrupted, on h1,h2,h3.
-        ref_cwd = os.path.join(c.shared, "ref")
-        os.makedirs(ref_cwd)
-        t0 = time.monotonic()
-        cmd = node_loss.launch(c, a.mpi, HOSTS[:NP], plain, [a.steps])
-        r = c.run("h1", cmd, env=dict(base, CCC_RESTART="never",
-                                      CCC_INTERVAL="0"),
-                  cwd=ref_cwd, timeout=a.timeout)
-        ref_time = time.monotonic() - t0
-        if r.returncode != 0 or not r.stdout.strip():
-            print("[%s] FAIL: reference exited %d:\n%s" % (
-                name, r.returncode, r.stderr[-2000:]))
+        got = node_loss.run_reference(c, a, name, HOSTS[:NP], plain)
+        if not got:
             return 1
-        ref = node_loss.outputs(ref_cwd, r.stdout.encode())
-        print("[%s] reference: %.2f s" % (name, ref_time), flush=True)
+        ref, ref_time = got
 
         for trial in range(a.trials):
-            problem = None
+            problem, text = None, ""
             for attempt in range(4):
                 d = os.path.join(c.shared, "t%d.%d" % (trial, attempt))
                 cwd = os.path.join(d, "cwd")
@@ -172,47 +145,19 @@ def main():
                     problem = "ckpt run %s after the loss:\n%s" % (
                         "timed out" if rc is None else "exited %d" % rc,
                         text[-3000:])
-                elif "host %s is lost" % LOST not in text:
-                    problem = "ckpt run did not report %s lost:\n%s" % (
-                        LOST, text[-3000:])
-                elif "ccc: restarting from" not in text:
-                    problem = "the job did not restart:\n%s" % text[-3000:]
                 else:
-                    with open(os.path.join(cwd, "stdout"), "rb") as f:
-                        out = f.read()
-                    os.unlink(os.path.join(cwd, "stdout"))
-                    shutil.rmtree(os.path.join(cwd, "ccc-ckpt"),
-                                  ignore_errors=True)
-                    problem = node_loss.differs(ref,
-                                                node_loss.outputs(cwd, out))
+                    problem = node_loss.judge_supervised(text, LOST, cwd,
+                                                         ref)
                 break
             else:
                 problem = "the job ended before the loss 4 times"
             for h in HOSTS:
                 if c.alive(h):
                     c.kill_jobs(h)
-            if problem:
-                failures += 1
-                a.keep = True
-                print("[%s] trial %d: FAIL: %s\n  (files in %s)" % (
-                    name, trial, problem, d), flush=True)
-            else:
-                summary = [l for l in text.splitlines()
-                           if l.startswith("ckpt run: finished")]
-                print("[%s] trial %d: ok: %s lost %.2f s into the run; %s"
-                      % (name, trial, LOST, kill_at,
-                         summary[-1] if summary else ""), flush=True)
-    left = c.leftovers()
-    if left:
-        print("[%s] FAIL: processes left: %s" % (name, left))
-        failures += 1
-    print("[%s] %d/%d trials identical (seed %d)" % (
-        name, a.trials - failures, a.trials, seed), flush=True)
-    if a.keep:
-        print("[%s] files kept in %s" % (name, work))
-    else:
-        shutil.rmtree(work, ignore_errors=True)
-    return 1 if failures else 0
+            failures += bool(problem)
+            node_loss.report_trial(name, trial, problem, d, text, LOST,
+                                   kill_at if not problem else 0)
+    return node_loss.finish(c, a, name, failures, seed, work)
 
 
 if __name__ == "__main__":
