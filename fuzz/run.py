@@ -26,7 +26,7 @@ COMMON = ["rt/Image.cpp", "rt/Hash.cpp", "rt/Incremental.cpp",
           "rt/MessageLog.cpp", "rt/Store.cpp",
           "tools/ckpt.cpp", "tools/RunCommand.cpp", "tools/RunHosts.cpp",
           "tools/RunOptions.cpp", "tools/RunProcesses.cpp",
-          "fuzz/FuzzCommon.cpp"]
+          "tools/SlurmHosts.cpp", "fuzz/FuzzCommon.cpp"]
 FUZZERS = {"image": ["fuzz/ImageModel.cpp", "fuzz/image_fuzzer.cpp"],
            "store": ["fuzz/store_fuzzer.cpp"],
            "log": ["fuzz/log_fuzzer.cpp"]}

@@ -21,7 +21,9 @@ int runUsage() {
           "                [--probe COMMAND] [--probe-timeout S]\n"
           "                [--inject SPEC]... -- COMMAND [ARG...]\n"
           "  SPEC: kill:rank=R,after=S | random:mtbf=S[,count=N][,seed=X]\n"
-          "        | write[:rank=R] | commit\n");
+          "        | write[:rank=R] | commit\n"
+          "  {hosts} in COMMAND: the hosts still in use, from --hosts or\n"
+          "  --hostfile, or in a Slurm job from its allocation\n");
   return 2;
 }
 
