@@ -5,9 +5,9 @@
 // on the inter-communicator: MPI_Bcast from the leader of one side to the
 // other (the root's side passes MPI_ROOT and MPI_PROC_NULL), MPI_Reduce to
 // the other side's leader, MPI_Allreduce, MPI_Gather and MPI_Scatter at a
-// leader, MPI_Allgather, MPI_Allgatherv, MPI_Alltoall and MPI_Barrier;
-// an MPI_Iallreduce and an MPI_Ibcast started before the first site of the
-// step and completed after the blocking collectives. Every result feeds
+// leader, MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallw and
+// MPI_Barrier; an MPI_Iallreduce and an MPI_Ibcast started before the
+// first site of the step and completed after the blocking collectives. Every result feeds
 // back into the state (integers: exact in any order).
 //   usage: intercomm_collectives STEPS [same]
 // One side checkpoints before the step's collectives, the other after
@@ -115,6 +115,17 @@ int main(int argc, char **argv) {
     absorb(In, Total, S + 6);
     MPI_Alltoall(Out, K, MPI_UINT64_T, In, K, MPI_UINT64_T, Inter);
     absorb(In, K * RSize, S + 7);
+    // Alltoallw: a type per remote rank (the arrays have the remote
+    // group's length, not this group's).
+    MPI_Datatype Types[32];
+    int Bytes[32];
+    for (int Q = 0; Q < RSize; ++Q) {
+      Types[Q] = MPI_UINT64_T;
+      Counts[Q] = K;
+      Bytes[Q] = Q * K * (int)sizeof(uint64_t);
+    }
+    MPI_Alltoallw(Out, Counts, Bytes, Types, In, Counts, Bytes, Types, Inter);
+    absorb(In, K * RSize, S + 10);
     MPI_Barrier(Inter);
 
     MPI_Waitall(2, Reqs, MPI_STATUSES_IGNORE);
