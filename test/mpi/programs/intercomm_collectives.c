@@ -7,8 +7,8 @@
 // the other side's leader, MPI_Allreduce, MPI_Gather and MPI_Scatter at a
 // leader, MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallw and
 // MPI_Barrier; an MPI_Iallreduce and an MPI_Ibcast started before the
-// first site of the step and completed after the blocking collectives. Every result feeds
-// back into the state (integers: exact in any order).
+// first site of the step and completed after the blocking collectives. Every
+// result feeds back into the state (integers: exact in any order).
 //   usage: intercomm_collectives STEPS [same]
 // One side checkpoints before the step's collectives, the other after
 // them, the sides taking turns: under the non-blocking protocol the
