@@ -240,7 +240,7 @@ int cmdRun(int Argc, char **Argv) {
   std::map<unsigned long long, double> StateTime; // version -> when taken
   std::map<unsigned long long, double> VersionCost;
   size_t NextFault = 0;
-  size_t JobSize = 1;   // processes seen in the last attempt
+  size_t JobSize = 1;   // processes: the most an attempt has started
   double Interval = -1; // CCC_INTERVAL=auto's last choice
   double Backoff = O.Backoff;
   int Result = 1;
@@ -384,6 +384,24 @@ int cmdRun(int Argc, char **Argv) {
           kill(It->second.Pid, SIGKILL);
           KillDone = true;
         }
+      }
+      // A launch that hangs (a host that died after its probe answered:
+      // the launcher may wait for it for ever) starts fewer processes
+      // than the job has, or none; those that did start wait in MPI_Init.
+      if (O.HangTimeout > 0 && !Hung && !Orphaned &&
+          T - AttemptStart > O.HangTimeout && Procs.size() < JobSize) {
+        if (Procs.empty())
+          fprintf(stderr,
+                  "ckpt run: no process of the job started in %.0f s: the "
+                  "launch hangs; killing it\n",
+                  O.HangTimeout);
+        else
+          fprintf(stderr,
+                  "ckpt run: %zu of the job's %zu processes started in %.0f "
+                  "s: the launch hangs; killing it\n",
+                  Procs.size(), JobSize, O.HangTimeout);
+        Hung = true;
+        killJob(Child, Procs, O.RunDir);
       }
       if (O.HangTimeout > 0 && !Hung && !Orphaned)
         for (auto &KV : Procs)

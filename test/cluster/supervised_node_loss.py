@@ -17,6 +17,13 @@ must see the attempt fail, find h2 lost by its probe, launch again on
 h1,h3,h4 with no one's help, and finish with status 0 and stdout and every
 file byte-identical to the plain build's uninterrupted run. A trial whose
 job ends before the loss is redone, the loss earlier.
+
+--late-probe: the probe is late to see the loss, as a real one can be (a
+node that dies just after it answered): its first answer for h2 after the
+loss is a yes. The next attempt is launched onto the dead h2, where the
+launcher cannot start its rank; `ckpt run --hang-timeout` must find that
+launch hung (MPICH's mpiexec waits for ever) or failed (Open MPI's mpirun
+ends), probe again, leave h2 out and finish as above.
 Exit 0 if every trial passed, 77 (skip) as node_loss.py, 1 otherwise.
 """
 import os
@@ -51,6 +58,35 @@ def job(c, mpi, prog, args, env):
     return cmd
 
 
+def late_probe(work, agent):
+    """(the probe command, the file whose existence makes its next answer
+    for LOST a yes)."""
+    lie = os.path.join(work, "probe-lies")
+    probe = os.path.join(work, "probe")
+    with open(probe, "w") as f:
+        f.write('#!/bin/sh\n'
+                '# Asks HOST ($1) to run true. Late to see %s die: while %s\n'
+                '# exists, a question about %s gets a yes and removes it.\n'
+                'if [ "$1" = %s ] && rm "%s" 2>/dev/null; then exit 0; fi\n'
+                'exec "%s" "$1" true\n' % (LOST, lie, LOST, LOST, lie, agent))
+    os.chmod(probe, 0o755)
+    return probe, lie
+
+
+def late_probe_problem(text, lie):
+    """Why a late-probe trial did not test what it should, or None."""
+    if os.path.exists(lie):
+        return "the probe was never asked about %s after the loss" % LOST
+    if text.count("host %s is lost" % LOST) != 1:
+        return "ckpt run did not leave %s out exactly once:\n%s" % (
+            LOST, text[-3000:])
+    attempts = text.count("ckpt run: attempt ")
+    if attempts < 2:
+        return ("the launch onto the dead %s did not fail:\n%s" %
+                (LOST, text[-3000:]))
+    return None
+
+
 def processes(c):
     """Each host's processes (ps), for a failure report."""
     out = []
@@ -66,6 +102,7 @@ def processes(c):
 
 def main():
     ap = node_loss.supervised_parser(__doc__, trials=2)
+    ap.add_argument("--late-probe", action="store_true")
     ap.set_defaults(mode="shared")
     a = ap.parse_args()
     why = node_loss.cannot_run(ap, a)
@@ -85,6 +122,7 @@ def main():
         exe, plain = node_loss.build(a, work)
         ckpt = os.path.join(a.prefix, "bin", "ckpt")
         base = dict(netns_cluster.MPI_ROOT_ENV)
+        probe, lie = late_probe(work, c.agent)
         got = node_loss.run_reference(c, a, name, HOSTS[:NP], plain)
         if not got:
             return 1
@@ -105,9 +143,12 @@ def main():
                 if a.mode == "local":
                     env["CCC_LOCAL_DIR"] = c.local_dir
                 sup = [ckpt, "run", "--hosts", ",".join(HOSTS),
-                       "--probe", c.agent + " {} true", "--probe-timeout",
+                       "--probe", probe + " {}", "--probe-timeout",
                        "10", "--retries", "3", "--backoff", "0.5",
-                       "--stdout", "stdout", "--"]
+                       "--stdout", "stdout"]
+                if a.late_probe:
+                    sup += ["--hang-timeout", "8"]
+                sup.append("--")
                 errpath = os.path.join(d, "ckpt_run.err")
                 with open(errpath, "wb") as err:
                     p = c.popen("h1", sup + job(c, a.mpi, exe, [a.steps], env),
@@ -128,6 +169,10 @@ def main():
                         p.returncode, text[-3000:])
                     break
                 kill_at = time.monotonic() - t_start
+                if a.late_probe:
+                    # Before the loss: the attempt fails, and ckpt run
+                    # probes, as soon as h2's rank is gone.
+                    open(lie, "w").close()
                 c.kill_host(LOST)
                 c.remove_local(LOST)
                 try:
@@ -148,6 +193,8 @@ def main():
                 else:
                     problem = node_loss.judge_supervised(text, LOST, cwd,
                                                          ref)
+                if not problem and a.late_probe:
+                    problem = late_probe_problem(text, lie)
                 break
             else:
                 problem = "the job ended before the loss 4 times"

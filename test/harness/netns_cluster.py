@@ -45,8 +45,9 @@ Layout
   (PATH, HOME, USER, LANG only: what ssh gives, so only what a launcher
   passes on itself reaches remote ranks). Open MPI: -mca plm_rsh_agent
   AGENT; MPICH: -launcher ssh -launcher-exec AGENT.
-- kill_host(h): SIGKILL to every process whose network namespace is h's
-  (ranks, orted / hydra_pmi_proxy, anything started with run()), then to the
+- kill_host(h): the agent refuses h from then on (its pid file is gone),
+  then SIGKILL to every process whose network namespace is h's (ranks,
+  orted / hydra_pmi_proxy, anything started with run()), then to the
   holder: the namespace, its eth0 and its veth peer in the router vanish.
   The host stays dead: run() on it fails. start_host(h) brings a dead host
   back as a fresh node (same name and address, its workdir/hN/local kept
@@ -447,6 +448,15 @@ class NetnsCluster:
         ns_id = self.netns.get(host)
         if ns_id is None:
             return
+        # A node dies at once: nothing may enter it from the first SIGKILL
+        # on. Otherwise the launcher, failing as soon as its ranks there
+        # die, could have its supervisor's probe of the host answered by
+        # the holder before it too is killed (a dead node taken for a live
+        # one, the next attempt sent to it).
+        try:
+            os.unlink(os.path.join(self.workdir, "run", host + ".pid"))
+        except FileNotFoundError:
+            pass
         left = self._kill_ns({ns_id})
         p = self.holders.get(host)
         if p is not None:

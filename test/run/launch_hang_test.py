@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""A launch that hangs before any process of the job starts is a hang too.
+
+  launch_hang_test.py CKPT PROGRAM PLAIN STEPS PARTICLES
+
+A launcher can wait for ever for a host that died after the supervisor's
+probe of it answered (MPICH's mpiexec does when its proxy cannot be
+started there): no process of the job ever reaches the runtime, so no
+heartbeat goes stale. The launcher here is a shell that, the first time,
+sleeps for 300 s without starting the program (built with ccc) and, the
+second time, runs it. With --hang-timeout 3, `ckpt run` must end the first
+attempt after about 3 s ("no process of the job started in 3 s: the launch
+hangs"), launch again and finish with the plain build's output, byte for
+byte, and with no process of the job left. Without the check `ckpt run`
+waits for the shell (300 s).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def main():
+    ckpt, prog, plain, steps, particles = sys.argv[1:6]
+    ref = subprocess.run([plain, steps, particles], capture_output=True,
+                         timeout=120, check=True).stdout
+    top = tempfile.mkdtemp(prefix="ckpt_run_launch_hang_", dir=os.getcwd())
+    out = os.path.join(top, "out")
+    launcher = ('if [ ! -e launched ]; then : > launched; echo $$ > '
+                'shell.pid; exec sleep 300; fi; exec "$0" "$@"')
+    env = dict(os.environ, CCC_DIR=os.path.join(top, "ckpt"),
+               CCC_INTERVAL="0.3")
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run(
+            [ckpt, "run", "--hang-timeout", "3", "--backoff", "0.1",
+             "--stdout", out, "--", "sh", "-c", launcher, prog, steps,
+             particles], cwd=top, env=env, stderr=subprocess.PIPE,
+            universal_newlines=True, timeout=150)
+        err, rc = r.stderr, r.returncode
+    except subprocess.TimeoutExpired as e:
+        err, rc = (e.stderr or b"").decode(errors="replace"), "timeout"
+    print("--- %.1f s\n%s" % (time.monotonic() - t0, err))
+    failures = []
+
+    def check(ok, what):
+        if not ok:
+            failures.append(what)
+            print("FAIL: " + what)
+
+    check(rc == 0, "ckpt run exits 0 (got %s)" % rc)
+    check(err.count("no process of the job started in 3 s: the launch "
+                    "hangs; killing it") == 1, "the hung launch is reported "
+          "once")
+    check("attempt 1 failed (hang;" in err, "attempt 1 counts as a hang")
+    check("finished after 2 attempts" in err, "the second attempt finishes")
+    with open(out, "rb") as f:
+        check(f.read() == ref, "output identical to the plain build's")
+    with open(os.path.join(top, "shell.pid")) as f:
+        shell = int(f.read())
+    check(not os.path.exists("/proc/%d" % shell) or
+          open("/proc/%d/stat" % shell).read().split(") ")[1][0] == "Z",
+          "the hung launcher is gone")
+    if failures:
+        sys.exit("%d failed (files in %s)" % (len(failures), top))
+    shutil.rmtree(top)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
