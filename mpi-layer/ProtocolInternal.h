@@ -76,6 +76,10 @@ extern Replay RP;
 
 // Every message starts with the sender's header word(s), padded to this.
 constexpr int kHeaderBytes = 8;
+// Tags of the layer's point-to-point messages on Private: 0 carries the
+// node-local partner copies (NodeLocal.cpp), kEarlyTag the early
+// registries at a restart (exchangeEarly).
+constexpr int kEarlyTag = 1;
 
 // Sends this rank must suppress while it re-executes: per destination, the
 // sorted sequence numbers of its messages that the receiver got early.

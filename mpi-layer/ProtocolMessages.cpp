@@ -283,52 +283,85 @@ void loadReplay(char *Data, size_t Len) {
 }
 
 // Exchanges the early registries: each rank learns which of its own sends
-// (by destination and sequence number) were received early.
+// (by destination and sequence number) were received early. Sparse, as
+// the protocol's other traffic: a rank sends one message to each rank
+// whose messages it received early, and nothing to the others; how many
+// messages are coming is learnt without a count from everyone (which
+// would be O(P) words per rank at restart) by synchronous sends and a
+// non-blocking barrier entered once they are matched (Hoefler, Siebert
+// and Lumsdaine's NBX): when the barrier completes, every rank's sends
+// have been received. O(k) messages for k senders, O(log P) for the
+// barrier.
 void exchangeEarly() {
   int Size = L->Size;
-  int *Out = static_cast<int *>(scratch(4 * Size * sizeof(int)));
-  int *In = Out + Size, *OutD = In + Size, *InD = OutD + Size;
-  memset(Out, 0, Size * sizeof(int));
+  WE = static_cast<WasEarly *>(scratch(Size * sizeof(WasEarly)));
+  for (int Q = 0; Q < Size; ++Q)
+    WE[Q] = WasEarly();
+  WasEarlyLeft = 0;
+  // The sequence numbers grouped by sender: counts, offsets, then fill.
+  int *At = static_cast<int *>(scratch((Size + 1) * sizeof(int)));
+  memset(At, 0, (Size + 1) * sizeof(int));
   for (uint32_t I = 0; I < L->NEarly; ++I)
-    Out[L->Early[I].Src]++;
-  PMPI_Alltoall(Out, 1, MPI_INT, In, 1, MPI_INT, Private);
-  int NOut = 0, NIn = 0;
+    At[L->Early[I].Src + 1]++;
+  int Peers = 0;
   for (int Q = 0; Q < Size; ++Q) {
-    OutD[Q] = NOut;
-    InD[Q] = NIn;
-    NOut += Out[Q];
-    NIn += In[Q];
+    Peers += At[Q + 1] > 0;
+    At[Q + 1] += At[Q];
   }
-  auto *SendBuf = static_cast<uint64_t *>(scratch((NOut + 1) * 8));
-  auto *RecvBuf = static_cast<uint64_t *>(scratch((NIn + 1) * 8));
-  int *Fill = static_cast<int *>(scratch(Size * sizeof(int)));
-  memcpy(Fill, OutD, Size * sizeof(int));
+  auto *SendBuf = static_cast<uint64_t *>(scratch((L->NEarly + 1) * 8));
+  int *Fill = static_cast<int *>(scratch((Size + 1) * sizeof(int)));
+  memcpy(Fill, At, (Size + 1) * sizeof(int));
   for (uint32_t I = 0; I < L->NEarly; ++I)
     SendBuf[Fill[L->Early[I].Src]++] = L->Early[I].Seq;
-  PMPI_Alltoallv(SendBuf, Out, OutD, MPI_UINT64_T, RecvBuf, In, InD,
-                 MPI_UINT64_T, Private);
-  WE = static_cast<WasEarly *>(scratch(Size * sizeof(WasEarly)));
-  WasEarlyLeft = 0;
-  for (int Q = 0; Q < Size; ++Q) {
-    WE[Q] = WasEarly();
-    WE[Q].N = In[Q];
-    WE[Q].Seqs = RecvBuf + InD[Q];
-    // Sorted, so sends are matched in order.
-    for (uint32_t A = 1; A < WE[Q].N; ++A)
-      for (uint32_t B = A; B > 0 && WE[Q].Seqs[B - 1] > WE[Q].Seqs[B]; --B) {
-        uint64_t T = WE[Q].Seqs[B];
-        WE[Q].Seqs[B] = WE[Q].Seqs[B - 1];
-        WE[Q].Seqs[B - 1] = T;
-      }
-    WasEarlyLeft += In[Q];
+  auto *Reqs =
+      static_cast<MPI_Request *>(scratch((Peers + 1) * sizeof(MPI_Request)));
+  int NReqs = 0;
+  for (int Q = 0; Q < Size; ++Q)
+    if (At[Q + 1] > At[Q])
+      PMPI_Issend(SendBuf + At[Q], At[Q + 1] - At[Q], MPI_UINT64_T, Q,
+                  kEarlyTag, Private, &Reqs[NReqs++]);
+  MPI_Request Barrier = MPI_REQUEST_NULL;
+  for (bool Done = false; !Done;) {
+    int Flag = 0;
+    MPI_Status S;
+    PMPI_Iprobe(MPI_ANY_SOURCE, kEarlyTag, Private, &Flag, &S);
+    if (Flag) {
+      int N = 0;
+      PMPI_Get_count(&S, MPI_UINT64_T, &N);
+      WasEarly &E = WE[S.MPI_SOURCE];
+      E.Seqs = static_cast<uint64_t *>(scratch((N + 1) * 8));
+      E.N = (uint32_t)N;
+      PMPI_Recv(E.Seqs, N, MPI_UINT64_T, S.MPI_SOURCE, kEarlyTag, Private,
+                MPI_STATUS_IGNORE);
+      // Sorted, so sends are matched in order.
+      for (uint32_t A = 1; A < E.N; ++A)
+        for (uint32_t B = A; B > 0 && E.Seqs[B - 1] > E.Seqs[B]; --B) {
+          uint64_t T = E.Seqs[B];
+          E.Seqs[B] = E.Seqs[B - 1];
+          E.Seqs[B - 1] = T;
+        }
+      WasEarlyLeft += E.N;
+      continue;
+    }
+    if (Barrier == MPI_REQUEST_NULL) {
+      int Sent = 0;
+      PMPI_Testall(NReqs, Reqs, &Sent, MPI_STATUSES_IGNORE);
+      if (Sent)
+        PMPI_Ibarrier(Private, &Barrier);
+    } else {
+      int Passed = 0;
+      PMPI_Test(&Barrier, &Passed, MPI_STATUS_IGNORE);
+      Done = Passed;
+    }
   }
-  TRACE("%d epoch %u: %u early messages registered here, %llu sends to "
-        "suppress",
-        L->Rank, L->Epoch, L->NEarly, (unsigned long long)WasEarlyLeft);
+  TRACE("%d epoch %u: %u early messages registered here (from %d ranks), "
+        "%llu sends to suppress",
+        L->Rank, L->Epoch, L->NEarly, Peers, (unsigned long long)WasEarlyLeft);
   L->NEarly = 0;
+  scratchFree(Reqs);
   scratchFree(SendBuf);
   scratchFree(Fill);
-  scratchFree(Out);
+  scratchFree(At);
 }
 
 } // namespace nb
