@@ -388,6 +388,18 @@ bool partnerCopy(const char *Path, char *Why, size_t Cap) {
   return false;
 }
 
+// The oldest version the image at Path (of version V) refers to: V for a
+// full image, 0 if its header cannot be read (then every older image may
+// be needed).
+uint64_t chainBaseAt(const char *Path, uint64_t V) {
+  ImageHeader H;
+  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
+  bool Ok = Fd >= 0 && pread(Fd, &H, sizeof(H), 0) == (ssize_t)sizeof(H);
+  if (Fd >= 0)
+    close(Fd);
+  return !Ok ? 0 : H.ChainBase <= V ? H.ChainBase : V;
+}
+
 // CCC_FLUSH_EVERY: a file of a version that is a multiple of it also goes to
 // the shared CCC_DIR, with (an image) the older images of its rank that it
 // refers to and that are not there yet. Pruning keeps the newest such
@@ -404,15 +416,9 @@ bool flushCopy(const char *Path, char *Why, size_t Cap) {
       !parseStoreName(File, Name, sizeof(Name), &V, &R, &Kind) || V % Every)
     return true;
   uint64_t Base = V;
-  if (Kind == 'i') {
-    ImageHeader H;
-    int Fd = open(Path, O_RDONLY | O_CLOEXEC);
-    if (Fd >= 0 && pread(Fd, &H, sizeof(H), 0) == (ssize_t)sizeof(H) &&
-        H.ChainBase <= V)
-      Base = H.ChainBase;
-    if (Fd >= 0)
-      close(Fd);
-  }
+  if (Kind == 'i')
+    if (uint64_t B = chainBaseAt(Path, V))
+      Base = B;
   char Src[kPathMax], Dst[kPathMax];
   struct stat St;
   for (uint64_t B = Base; B <= V; ++B) {
@@ -443,6 +449,7 @@ namespace {
 struct FileEntry {
   uint64_t Version;
   uint64_t Size;
+  uint64_t ChainBase; // an image's oldest version it refers to (chainBaseAt)
   uint32_t Rank;
   int32_t Host; // filled in from the lister's host
   char Kind;    // 'i' image, 'l' log
@@ -468,6 +475,7 @@ int listFiles(const char *Dir, uint64_t Newest, FileEntry *Out, int Max) {
     if (stat(P, &St) != 0 || N == Max)
       continue;
     F.Size = St.st_size;
+    F.ChainBase = F.Kind == 'i' ? chainBaseAt(P, F.Version) : F.Version;
     Out[N++] = F;
   }
   closedir(D);
@@ -558,6 +566,25 @@ void nodeLocalGather(const uint64_t *Versions, int NVersions) {
         return true;
     return false;
   };
+  // Whether a restart may need F: the log of a committed version it may
+  // restart from (Versions), or an image of the incremental chain of such
+  // a version's image of F's rank. Files of versions never committed (a
+  // flush that failed, a checkpoint cut short by the failure) and images
+  // no such chain refers to stay where they are.
+  auto Needed = [&](const FileEntry &F) {
+    for (int K = 0; K < NVersions; ++K) {
+      uint64_t V = Versions[K];
+      if (F.Kind == 'l' && F.Version == V)
+        return true;
+      if (F.Kind == 'l' || F.Version > V)
+        continue;
+      for (int I = 0; I < NAll; ++I)
+        if (All[I].Kind == 'i' && All[I].Rank == F.Rank &&
+            All[I].Version == V && All[I].ChainBase <= F.Version)
+          return true;
+    }
+    return false;
+  };
   int Moved = 0, FromShared = 0;
   uint64_t MovedBytes = 0;
   char Path[kPathMax];
@@ -568,7 +595,7 @@ void nodeLocalGather(const uint64_t *Versions, int NVersions) {
     for (int J = 0; J < I && First; ++J)
       First = !(All[J].Version == F.Version && All[J].Rank == F.Rank &&
                 All[J].Kind == F.Kind);
-    if (!First || F.Rank >= (uint32_t)Size)
+    if (!First || F.Rank >= (uint32_t)Size || !Needed(F))
       continue;
     int Targets[2] = {Peers[F.Rank].HostIndex, -1};
     if (int P = partnerOf((int)F.Rank); P >= 0)

@@ -14,7 +14,8 @@ committed, the tmpfs is filled up. Then:
     go on; once the space is freed, a version after N is committed, and
     the job is SIGKILLed;
  2. the restart goes on from a version after N and prints, byte for byte,
-    what the plain build prints uninterrupted.
+    what the plain build prints uninterrupted, without bringing back from
+    CCC_DIR a file of version N (none of its versions needs one).
 
 (Command line: restart_case.py.)
 """
@@ -107,13 +108,31 @@ try:
     check(later, "a version after %d is committed once the space is free (%s)"
           % (n, sorted(commits(ckpt))))
 
-    # 2. The restart.
-    rc, r2 = finished(launch + cmd, env, os.path.join(work, "restart"), 120)
+    # 2. The restart. A file the failed flush may leave in CCC_DIR (rank
+    # 1's message log of version n, never committed, here made sure of) is
+    # of no use to it and must not be brought back to the node-local
+    # directory. (An image of version n could be: a later version's
+    # incremental chain may refer to it.)
+    stray = os.path.join(ckpt, "%s.v%06d.r1.log" % (NAME, n))
+    if not os.path.exists(stray):
+        with open(stray, "wb") as f:
+            f.write(b"a flushed log of a version never committed")
+    local_stray = os.path.join(work, "local", os.path.basename(stray))
+    if os.path.exists(local_stray):
+        os.unlink(local_stray)
+    rc, r2 = finished(launch + cmd, dict(env, CCC_VERBOSE="1"),
+                      os.path.join(work, "restart"), 120)
     got = re.search(r"restarting from \S+ \(checkpoint (\d+)\)", r2.stderr())
     check(rc == 0, "the restart finishes (%s)" % rc)
     check(got is not None and int(got.group(1)) > n,
           "it restarts from a version after %d (%s)" % (n, got and got.group(1)))
     check(r2.stdout() == ref.stdout, "result identical to the plain run")
+    # This host kept every file the restart can use: nothing comes from
+    # CCC_DIR, where the failed flush may have left files of version n.
+    taken = re.search(r"CCC_LOCAL_DIR: \d+ files? taken from CCC_DIR",
+                      r2.stderr())
+    check(taken is None and not os.path.exists(local_stray),
+          "no file is taken from CCC_DIR (%s)" % (taken and taken.group(0)))
 finally:
     subprocess.run(["umount", "-l", ckpt])
 
