@@ -19,19 +19,26 @@
 # issue 20's targets (<= 1.10 at 8 B, <= 1.05 at 1 MiB).
 #
 # usage: bench/mpi/run.sh [full|smoke] [PREFIX]
-#   full   3 rounds per protocol, 11 repetitions per measurement (default;
-#          about 2 minutes here)
+#   full   9 rounds per protocol, 5 repetitions per measurement (default;
+#          about 3 minutes per MPI and protocol here). Each launch of a
+#          build lands in a fast or a slow mode of this VM for its whole
+#          life (8 B Allreduce at 2 ranks: 0.35 or 0.7 us), so many short
+#          launches give steadier medians than a few long ones.
 #   smoke  1 round, 3 short repetitions (a few seconds; checks it runs)
 #   PREFIX the ccc install tree (default: build/install, from scripts/build.sh)
 # environment: BENCH_MPIS (default "openmpi mpich"), BENCH_ROUNDS,
 #   BENCH_REPS and BENCH_SCALE (work per repetition, 1 = full) override the
-#   mode's values.
+#   mode's values. BENCH_BASELINE=disabled compares the ccc build with
+#   itself under CCC_DISABLE=1 (the layer passes every call straight to
+#   MPI) instead of with the plain build: the layer's own work, without
+#   the difference of compiler (mpicc's gcc against ckpt-cc's clang) and
+#   of the linked runtime.
 set -eu
 top=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
 mode=${1:-full}
 prefix=${2:-$top/build/install}
 case $mode in
-  full) rounds=3 reps=11 scale=1 ;;
+  full) rounds=9 reps=5 scale=1 ;;
   smoke) rounds=1 reps=3 scale=0.02 ;;
   *) echo "usage: $0 [full|smoke] [PREFIX]" >&2; exit 2 ;;
 esac
@@ -51,6 +58,11 @@ trap 'rm -rf "$out" "$shm"' EXIT
 # The default environment for both builds.
 for v in $(env | sed -n 's/^\(CCC_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 protocols=${BENCH_PROTOCOLS:-nonblocking blocking}
+baseline=${BENCH_BASELINE:-plain}
+case $baseline in
+  plain | disabled) ;;
+  *) echo "$0: BENCH_BASELINE=$baseline: expected plain or disabled" >&2; exit 2 ;;
+esac
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
@@ -172,7 +184,7 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
     continue
   fi
   if [ $mpi = openmpi ]; then
-    set -- mpirun.openmpi --oversubscribe -x CCC_PROTOCOL -np
+    set -- mpirun.openmpi --oversubscribe -x CCC_PROTOCOL -x CCC_DISABLE -np
   else
     set -- mpiexec.mpich -n
   fi
@@ -205,8 +217,14 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
           # MPICH's waiting ranks spin: with more ranks than cores a small
           # collective takes milliseconds (a time slice), so do less of it.
           [ $np -gt 2 ] && [ $mpi = mpich ] && s=$(awk -v s="$scale" 'BEGIN {print s / 50}')
+          # The baseline: the plain build, or the ccc build with its layer
+          # passing every call straight to MPI.
+          exe=$d/$b disable=0
+          if [ $b = plain ] && [ $baseline = disabled ]; then
+            exe=$d/ccc disable=1
+          fi
           # From an empty directory: a ccc build finds no images to restart.
-          (cd "$d/run" && "$@" $np "$d/$b" -r "$reps" -s "$s" $what) \
+          (cd "$d/run" && CCC_DISABLE=$disable "$@" $np "$exe" -r "$reps" -s "$s" $what) \
             >"$d/out" 2>"$d/err" || {
             echo "$0: $mpi $b at $np ranks failed:" >&2
             cat "$d/out" "$d/err" >&2
@@ -221,7 +239,12 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
       done
       r=$((r + 1))
     done
-    echo "== $mpi: plain = mpicc.$mpi -O2, ccc = ckpt-cc --mpi=$mpi -O2" \
+    if [ $baseline = disabled ]; then
+      base="plain = the ccc build with CCC_DISABLE=1"
+    else
+      base="plain = mpicc.$mpi -O2"
+    fi
+    echo "== $mpi: $base, ccc = ckpt-cc --mpi=$mpi -O2" \
       "(CCC_PROTOCOL=$protocol);" \
       "$rounds round(s) alternating, $reps repetitions each (scale $scale);" \
       "median of the runs' medians [minimum]; ratio ccc/plain of the medians [of the minima]"
