@@ -127,7 +127,6 @@ MPICH 4.0.2 (mpiexec.mpich run on h1)
   job: mpiexec prints "control_cb ... assert (!closed) failed" and exits
   255 within 0.05 s; nothing of the job is left on h1 or h3.
 """
-import glob
 import os
 import shutil
 import signal

@@ -30,7 +30,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from full_disk_test import fill  # noqa: E402
-from restart_case import Checks, Run, finished, mpi_env, parse  # noqa: E402
+from restart_case import Checks, Run, finish, finished, mpi_env  # noqa: E402
+from restart_case import parse  # noqa: E402
 from restart_case import plain_reference  # noqa: E402
 
 SKIP = 77
@@ -136,12 +137,5 @@ try:
 finally:
     subprocess.run(["umount", "-l", ckpt])
 
-if check.failures:
-    print("%d failed; files in %s" % (len(check.failures), work))
-    for name in ("first", "restart"):
-        p = os.path.join(work, name + ".err")
-        if os.path.exists(p):
-            print("---- %s.err ----\n%s" % (name, open(p).read()[-3000:]))
-    sys.exit(1)
-shutil.rmtree(work, ignore_errors=True)
+finish(check, work, ("first", "restart"))
 print("PASS")

@@ -14,19 +14,17 @@ storage), for hosts whose firewalls leave only some ports open.
 """
 import os
 import re
-import shutil
 import socket
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from restart_case import Checks, finished, mpi_env, parse  # noqa: E402
+from restart_case import Checks, finish, finished, mpi_env, parse  # noqa: E402
 from restart_case import plain_reference  # noqa: E402
 
 a, launch, cmd = parse()
 check = Checks()
-failures = check.failures
 
 
 T0 = time.monotonic()
@@ -93,11 +91,4 @@ check(rc not in (None, 0) and "every port of the range is taken: it needs "
       "one port for two ranks: ccc: error says so (%s)" % rc)
 say("one port")
 
-if failures:
-    print("%d failed; files in %s" % (len(failures), work))
-    for name in ("bad", "range", "one"):
-        p = os.path.join(work, name + ".err")
-        if os.path.exists(p):
-            print("---- %s.err ----\n%s" % (name, open(p).read()[-2000:]))
-    sys.exit(1)
-shutil.rmtree(work, ignore_errors=True)
+finish(check, work, ("bad", "range", "one"))

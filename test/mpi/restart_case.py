@@ -2,7 +2,7 @@
 damaged_log_test.py, other_rank_count_test.py, settings_differ_test.py):
 their command line, a list of checks, the environment of a private MPI
 run, a job killed once it committed, a job waited for with a timeout, and
-the contents of a checkpoint directory.
+the contents of a checkpoint directory, and the end of a test.
 
   usage: TEST.py --ref "PLAIN COMMAND"
          --launcher "LAUNCHER WORDS BEFORE THE RANK COUNT" --np N
@@ -13,6 +13,7 @@ import glob
 import hashlib
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -91,3 +92,18 @@ def plain_reference(ref, env, work):
     return subprocess.run(ref, shell=True, capture_output=True, timeout=300,
                           env=dict(env, CCC_RESTART="never", CCC_INTERVAL="0",
                                    CCC_DIR=os.path.join(work, "ref")))
+
+
+def finish(check, work, logs):
+    """The end of a test: with failures, says where its files are, prints
+    the end of each log named in logs (WORK/NAME.err) and exits 1; else
+    removes work."""
+    if check.failures:
+        print("%d failed; files in %s" % (len(check.failures), work))
+        for name in logs:
+            p = os.path.join(work, name + ".err")
+            if os.path.exists(p):
+                with open(p, errors="replace") as f:
+                    print("---- %s.err ----\n%s" % (name, f.read()[-3000:]))
+        sys.exit(1)
+    shutil.rmtree(work, ignore_errors=True)

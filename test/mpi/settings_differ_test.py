@@ -19,18 +19,16 @@ rank 1 loses one variable through a shell wrapper, as a remote rank would:
 (Command line: restart_case.py.)
 """
 import os
-import shutil
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from restart_case import (Checks, contents, finished,  # noqa: E402
+from restart_case import (Checks, contents, finish, finished,  # noqa: E402
                           killed_after_commit, mpi_env, parse,
                           plain_reference)
 
 a, launch, cmd = parse()
 check = Checks()
-failures = check.failures
 
 
 def rank1_without(var):
@@ -85,11 +83,4 @@ check(rc == 0 and "restarting from" in r.stderr(),
 check(r.stdout() == ref.stdout, "CCC_DIR on both: result identical to the "
       "uninterrupted plain run")
 
-if failures:
-    print("%d failed; files in %s" % (len(failures), work))
-    for name in ("local", "dir"):
-        p = os.path.join(work, name + ".err")
-        if os.path.exists(p):
-            print("---- %s.err ----\n%s" % (name, open(p).read()[-2000:]))
-    sys.exit(1)
-shutil.rmtree(work, ignore_errors=True)
+finish(check, work, ("local", "dir"))
