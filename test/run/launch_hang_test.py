@@ -18,31 +18,21 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
+
+import shell_launcher
 
 
 def main():
     ckpt, prog, plain, steps, particles = sys.argv[1:6]
     ref = subprocess.run([plain, steps, particles], capture_output=True,
                          timeout=120, check=True).stdout
-    top = tempfile.mkdtemp(prefix="ckpt_run_launch_hang_", dir=os.getcwd())
-    out = os.path.join(top, "out")
     launcher = ('if [ ! -e launched ]; then : > launched; echo $$ > '
                 'shell.pid; exec sleep 300; fi; exec "$0" "$@"')
-    env = dict(os.environ, CCC_DIR=os.path.join(top, "ckpt"),
-               CCC_INTERVAL="0.3")
-    t0 = time.monotonic()
-    try:
-        r = subprocess.run(
-            [ckpt, "run", "--hang-timeout", "3", "--backoff", "0.1",
-             "--stdout", out, "--", "sh", "-c", launcher, prog, steps,
-             particles], cwd=top, env=env, stderr=subprocess.PIPE,
-            universal_newlines=True, timeout=150)
-        err, rc = r.stderr, r.returncode
-    except subprocess.TimeoutExpired as e:
-        err, rc = (e.stderr or b"").decode(errors="replace"), "timeout"
-    print("--- %.1f s\n%s" % (time.monotonic() - t0, err))
+    top, err, rc = shell_launcher.run(
+        ckpt, "ckpt_run_launch_hang_", ["--hang-timeout", "3", "--backoff",
+                                        "0.1"], launcher,
+        [prog, steps, particles])
+    out = os.path.join(top, "out")
     failures = []
 
     def check(ok, what):

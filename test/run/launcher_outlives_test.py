@@ -20,8 +20,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
+
+import shell_launcher
 
 
 def main():
@@ -31,23 +32,12 @@ def main():
     failures = []
     for name, extra in (("finished", []),
                         ("killed", ["--inject", "kill:rank=0,after=0.8"])):
-        top = tempfile.mkdtemp(prefix="ckpt_run_launcher_", dir=os.getcwd())
-        out = os.path.join(top, "out")
         launcher = '"$0" "$@"; echo $$ > shell.pid; exec sleep 300'
-        env = dict(os.environ, CCC_DIR=os.path.join(top, "ckpt"),
-                   CCC_INTERVAL="0.3")
-        t0 = time.monotonic()
-        try:
-            r = subprocess.run(
-                [ckpt, "run", "--launcher-grace", "2", "--backoff", "0.1",
-                 "--stdout", out, *extra, "--", "sh", "-c", launcher, prog,
-                 steps, particles], cwd=top, env=env, stderr=subprocess.PIPE,
-                universal_newlines=True, timeout=150)
-            err, rc = r.stderr, r.returncode
-        except subprocess.TimeoutExpired as e:
-            err, rc = (e.stderr or b"").decode(errors="replace"), "timeout"
-        secs = time.monotonic() - t0
-        print("--- %s (%.1f s)\n%s" % (name, secs, err))
+        top, err, rc = shell_launcher.run(
+            ckpt, "ckpt_run_launcher_", ["--launcher-grace", "2",
+                                         "--backoff", "0.1", *extra],
+            launcher, [prog, steps, particles])
+        out = os.path.join(top, "out")
 
         def check(ok, what):
             if not ok:
