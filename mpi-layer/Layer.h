@@ -656,6 +656,39 @@ int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv);
 typedef CollOutputs (*OutputsFn)(void *Arg);
 bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
                  bool *Log);
+// Whether communicator O's collectives are counted: not with one member
+// (nothing to agree on). An inter-communicator's members are its two
+// groups (Size counts the remote one): it always has two or more.
+inline bool collCounted(const Object &O) {
+  return O.Size > 1 || O.How == Recipe::IntercommCreate;
+}
+// The counter of C's collectives, or null if they are not counted or C is
+// an unknown handle.
+inline CollCount *collCounter(MPI_Comm C) {
+  if (C == MPI_COMM_WORLD)
+    return L->Size > 1 ? &L->WorldColl : nullptr;
+  Object *O = object(C);
+  if (!O || O->Kind != ObjKind::Comm || !collCounted(*O))
+    return nullptr;
+  return &O->Coll;
+}
+namespace nb {
+extern bool LogAll;             // ProtocolCollectives.cpp
+extern uint32_t Debts;          // ProtocolCollectives.cpp
+extern uint32_t ForwardedEpoch; // ProtocolControl.cpp
+} // namespace nb
+// Whether a collective needs nothing of the protocol but its number: no
+// checkpoint open (in this rank's view), no restart replaying, nothing to
+// log and no collective that crossed the line still to catch up on. Then
+// nbCollStart would only count it; the wrappers do that inline, so that
+// between checkpoints a collective costs a few loads and an increment
+// beyond MPI's own call (issue 20's cost rule, bench/mpi). LogAll and
+// Debts are set only while this rank's part in a commit is open (the
+// Epoch test) today; tested too, so that the path stays safe if that ends.
+inline bool collCountOnly() {
+  return L->M == Mode::Run && nb::ForwardedEpoch >= L->Epoch && !nb::LogAll &&
+         nb::Debts == 0;
+}
 // Logs the outputs of collective Seq on C (OpenAtLine: a non-blocking one
 // open at this rank's checkpoint).
 void nbCollLog(MPI_Comm C, uint64_t Seq, const CollOutputs &O, bool OpenAtLine);

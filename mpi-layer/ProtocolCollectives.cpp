@@ -37,29 +37,15 @@ namespace ccc {
 namespace mpi {
 using namespace nb;
 
+namespace nb {
+bool LogAll;    // from this rank's checkpoint until ALL
+uint32_t Debts; // communicators with N < Max
+} // namespace nb
+
 namespace {
 
-bool LogAll;         // from this rank's checkpoint until ALL
 uint32_t OpenLogged; // requests to log when they complete
-uint32_t Debts;      // communicators with N < Max
 uint64_t LoggedBytes;
-
-// An inter-communicator's members are its two groups (Size counts the
-// remote one): it always has two or more.
-bool counted(const Object &O) {
-  return O.Size > 1 || O.How == Recipe::IntercommCreate;
-}
-
-// The counter of C, or null for a communicator of one rank (nothing to
-// agree on) or an unknown handle.
-CollCount *counter(MPI_Comm C) {
-  if (C == MPI_COMM_WORLD)
-    return L->Size > 1 ? &L->WorldColl : nullptr;
-  Object *O = object(C);
-  if (!O || O->Kind != ObjKind::Comm || !counted(*O))
-    return nullptr;
-  return &O->Coll;
-}
 
 uint64_t keyOf(const Object &O) {
   if (O.Key)
@@ -179,7 +165,7 @@ size_t findColl(uint64_t Seq, MPI_Comm C) {
 // rank must log: it crossed the line (ALL said so) and this rank started it
 // after its checkpoint.
 bool crossed(uint64_t H, uint64_t Seq) {
-  CollCount *K = counter(handleFromBits<MPI_Comm>(H));
+  CollCount *K = collCounter(handleFromBits<MPI_Comm>(H));
   return K && Seq >= K->Cut && Seq < K->Max;
 }
 
@@ -188,7 +174,7 @@ template <typename F> void forEachCounter(F Fn) {
     Fn(L->WorldColl, kWorldKey, true);
   for (uint32_t I = 0; I < L->NObjs; ++I) {
     Object &O = L->Objs[I];
-    if (O.Kind == ObjKind::Comm && counted(O))
+    if (O.Kind == ObjKind::Comm && collCounted(O))
       Fn(O.Coll, keyOf(O), O.Live || O.FreedEpoch + 1 == L->Epoch);
   }
 }
@@ -220,7 +206,7 @@ void idupCrossed() {
 bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
                  bool *Log) {
   nbProgress();
-  CollCount *K = counter(C);
+  CollCount *K = collCounter(C);
   *Log = false;
   if (!K)
     return false;
@@ -243,7 +229,7 @@ bool nbCollStart(MPI_Comm C, OutputsFn Outputs, void *Arg, uint64_t *Seq,
 uint64_t nbIdupStarted(MPI_Comm C) {
   nbProgress();
   refuseInterIdup(C);
-  CollCount *K = counter(C);
+  CollCount *K = collCounter(C);
   if (!K)
     return 0; // one member: nothing to agree on, no key needed
   uint64_t Seq = countStart(*K);

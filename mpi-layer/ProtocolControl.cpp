@@ -56,6 +56,7 @@ namespace nb {
 MPI_Comm Ctrl = MPI_COMM_NULL;
 bool AllSeen;
 CtrlCounts Counts;
+uint32_t ForwardedEpoch; // highest LOGGED this rank sent up (rank 0: decided)
 
 namespace {
 
@@ -101,9 +102,8 @@ struct Round {
   int LoggedKids, Finisher;
   Outcome Worst;
 } Rounds[2];
-uint32_t StartedEpoch;   // highest START this rank sent down
-uint32_t ForwardedEpoch; // highest LOGGED this rank sent up (rank 0: decided)
-uint32_t StopEpoch;      // ALL said the job stops once this one is committed
+uint32_t StartedEpoch; // highest START this rank sent down
+uint32_t StopEpoch;    // ALL said the job stops once this one is committed
 
 Round &round(uint32_t E) {
   Round &R = Rounds[E % 2];

@@ -35,6 +35,11 @@
 //     reduced vector (doubles, MPI_SUM), the broadcast bytes (root 0) or
 //     what each rank sends each peer (Alltoall: 8 B, 64 KiB and 1 MiB / NP,
 //     that is 1 MiB in all per rank).
+//   pair allreduce|bcast|alltoall 8 NP K REPS MPI_MED_US PMPI_MED_US
+//     the 8-byte collective called through MPI_ and through PMPI_ in
+//     turns within one launch, measured like the collectives above: the
+//     medians of each. In the ccc build MPI_ goes through ccc's layer and
+//     PMPI_ straight to MPI; in the plain build both are MPI's own.
 // Lines starting with '#' are comments.
 #include <mpi.h>
 
@@ -191,22 +196,45 @@ static void exchange(int Bytes) {
 
 enum Coll { Allreduce, Bcast, Alltoall };
 
-// K calls; returns this rank's time per call.
+static const char *collName(enum Coll What) {
+  return What == Allreduce ? "allreduce" : What == Bcast ? "bcast" : "alltoall";
+}
+
+// K calls; returns this rank's time per call. Direct: the PMPI_ entry
+// points, which in the ccc build go straight to MPI past the layer.
 static double collective(enum Coll What, void *Send, void *Recv, int Count,
-                         int K) {
+                         int K, int Direct) {
   MPI_Barrier(MPI_COMM_WORLD);
   double T0 = MPI_Wtime();
-  if (What == Allreduce)
+  if (What == Allreduce && Direct)
+    for (int I = 0; I < K; ++I)
+      PMPI_Allreduce(Send, Recv, Count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  else if (What == Allreduce)
     for (int I = 0; I < K; ++I)
       MPI_Allreduce(Send, Recv, Count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  else if (What == Bcast && Direct)
+    for (int I = 0; I < K; ++I)
+      PMPI_Bcast(Send, Count, MPI_BYTE, 0, MPI_COMM_WORLD);
   else if (What == Bcast)
     for (int I = 0; I < K; ++I)
       MPI_Bcast(Send, Count, MPI_BYTE, 0, MPI_COMM_WORLD);
+  else if (Direct)
+    for (int I = 0; I < K; ++I)
+      PMPI_Alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
+                    MPI_COMM_WORLD);
   else
     for (int I = 0; I < K; ++I)
       MPI_Alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
                    MPI_COMM_WORLD);
   return (MPI_Wtime() - T0) / K;
+}
+
+// The slowest rank's time per call (us, at rank 0) of K calls.
+static double slowest(enum Coll What, void *Send, void *Recv, int Count, int K,
+                      int Direct) {
+  double Mine = collective(What, Send, Recv, Count, K, Direct), Slowest;
+  MPI_Reduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  return Slowest * 1e6;
 }
 
 static void measure(enum Coll What, int Bytes) {
@@ -216,21 +244,43 @@ static void measure(enum Coll What, int Bytes) {
   // Bytes through each rank per call, roughly.
   int K = calls(32.0 * (1 << 20), (long)Total, 8, 1000);
   double *T = malloc(Reps * sizeof(double));
-  collective(What, Send, Recv, Count, K); // warm-up
-  for (int R = 0; R < Reps; ++R) {
-    double Mine = collective(What, Send, Recv, Count, K), Slowest;
-    MPI_Reduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    T[R] = Slowest * 1e6;
-  }
+  collective(What, Send, Recv, Count, K, 0); // warm-up
+  for (int R = 0; R < Reps; ++R)
+    T[R] = slowest(What, Send, Recv, Count, K, 0);
   if (Rank == 0) {
-    printf("%s %d %d %d %d %.3f %.3f\n",
-           What == Allreduce ? "allreduce"
-           : What == Bcast   ? "bcast"
-                             : "alltoall",
-           Bytes, Size, K, Reps, median(T, Reps), minimum(T, Reps));
+    printf("%s %d %d %d %d %.3f %.3f\n", collName(What), Bytes, Size, K, Reps,
+           median(T, Reps), minimum(T, Reps));
     fflush(stdout);
   }
   free(T);
+  free(Send);
+  free(Recv);
+}
+
+// The same 8-byte collective through MPI_ and PMPI_ in turns, in one
+// launch: what the layer adds to the call, free of the fast or slow mode a
+// launch lands in on a VM (bench/mpi/run.sh). In the plain build both are
+// MPI's own entry points: a control, near 1.
+static void measurePair(enum Coll What) {
+  int Bytes = 8, Count = What == Allreduce ? 1 : Bytes;
+  size_t Total = What == Alltoall ? (size_t)Bytes * Size : (size_t)Bytes;
+  void *Send = buffer(Total), *Recv = buffer(Total);
+  int K = calls(32.0 * (1 << 20), (long)Total, 8, 1000);
+  double *T[2] = {malloc(Reps * sizeof(double)), malloc(Reps * sizeof(double))};
+  collective(What, Send, Recv, Count, K, 0); // warm-up
+  collective(What, Send, Recv, Count, K, 1);
+  for (int R = 0; R < Reps; ++R)
+    for (int I = 0; I < 2; ++I) { // alternate which goes first
+      int Direct = (R + I) % 2;
+      T[Direct][R] = slowest(What, Send, Recv, Count, K, Direct);
+    }
+  if (Rank == 0) {
+    printf("pair %s %d %d %d %d %.3f %.3f\n", collName(What), Bytes, Size, K,
+           Reps, median(T[0], Reps), median(T[1], Reps));
+    fflush(stdout);
+  }
+  free(T[0]);
+  free(T[1]);
   free(Send);
   free(Recv);
 }
@@ -332,6 +382,12 @@ int main(int argc, char **argv) {
     measure(Alltoall, 8);
     measure(Alltoall, 64 << 10);
     measure(Alltoall, (1 << 20) / Size);
+    if (Rank == 0)
+      printf("# pair allreduce|bcast|alltoall 8 NP K REPS MPI_MED_US "
+             "PMPI_MED_US\n");
+    measurePair(Allreduce);
+    measurePair(Bcast);
+    measurePair(Alltoall);
     if (Rank == 0)
       printf("# site 0 NP K REPS MED_US MIN_US\n");
     site();
