@@ -538,7 +538,7 @@ int MPI_Waitany(int N, MPI_Request Hs[], int *Index, MPI_Status *Status) {
 
 static int waitanyLive(int N, MPI_Request Hs[], int *Index,
                        MPI_Status *Status) {
-  for (;;) {
+  for (int Spin = 0;; ++Spin) {
     bool AnyActive = false;
     for (int I = 0; I < N; ++I) {
       Request *R = liveRequest(Hs[I]);
@@ -554,7 +554,14 @@ static int waitanyLive(int N, MPI_Request Hs[], int *Index,
       *Index = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
-    // Block in MPI on the real requests rather than spin.
+    // While a checkpoint is open this rank keeps answering control
+    // messages, as waitOne does: blocked in MPI it would hold up the other
+    // ranks' periods and the commit (Waitsome waits here too).
+    if (NonBlocking && nbCheckpointOpen()) {
+      nbWhileWaiting(Spin);
+      continue;
+    }
+    // Else block in MPI on the real requests rather than spin.
     MPI_Request *Real =
         static_cast<MPI_Request *>(scratch(N * sizeof(MPI_Request)));
     for (int I = 0; I < N; ++I) {

@@ -560,6 +560,20 @@ void nbCompleted(Request &R, MPI_Status &S) {
            R.Type);
 }
 
+// PMPI_Probe that, while a checkpoint is open, keeps answering control
+// messages: blocked in MPI this rank would hold up the commit, and the
+// message it waits for may be sent only after it.
+static void probeAnswering(int Src, int Tag, MPI_Comm RealC, MPI_Status *S) {
+  for (int Spin = 0; nbCheckpointOpen(); ++Spin) {
+    int Flag;
+    PMPI_Iprobe(Src, Tag, RealC, &Flag, S);
+    if (Flag)
+      return;
+    nbWhileWaiting(Spin);
+  }
+  PMPI_Probe(Src, Tag, RealC, S);
+}
+
 // Probes see messages as the program would: the layer receives a probed
 // message into L->Pending (classifying it then) and reports that.
 bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status) {
@@ -595,7 +609,7 @@ bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status) {
       MPI_Status S;
       int Flag = 1;
       if (Block || Replayed)
-        PMPI_Probe(RSrc, RTag, realComm(C), &S);
+        probeAnswering(RSrc, RTag, realComm(C), &S);
       else
         PMPI_Iprobe(RSrc, RTag, realComm(C), &Flag, &S);
       if (!Flag) {
