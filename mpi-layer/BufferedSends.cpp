@@ -134,7 +134,16 @@ int MPI_Buffer_detach(void *Buffer, int *Size) {
     Request &R = L->Reqs[I];
     if (R.InUse && R.Copy && !R.Done) {
       MPI_Status S;
-      PMPI_Wait(&R.Real, &S);
+      // While a checkpoint is open this rank keeps answering control
+      // messages: the receive may be posted only after the commit.
+      for (int Spin = 0, Flag = 0; NonBlocking && nbCheckpointOpen(); ++Spin) {
+        PMPI_Test(&R.Real, &Flag, &S);
+        if (Flag)
+          break;
+        nbWhileWaiting(Spin);
+      }
+      if (R.Real != MPI_REQUEST_NULL)
+        PMPI_Wait(&R.Real, &S);
       R.Done = true;
     }
   }

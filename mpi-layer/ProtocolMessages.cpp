@@ -381,6 +381,14 @@ int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
   int W = worldRank(C, Dest);
   if (W < 0)
     return Fns[Kind](Buf, Count, RT, Dest, Tag, RC); // MPI reports the error
+  if (Kind != 2 && nbCheckpointOpen()) {
+    // A synchronous or large send blocks in MPI until its receive is
+    // posted, which may come only after the commit: a request waited for
+    // while answering control messages (waitOne), as in nbRecv.
+    MPI_Request H;
+    int E = nbIsend(Buf, Count, Type, Dest, Tag, C, Kind, &H);
+    return E == MPI_SUCCESS ? MPI_Wait(&H, MPI_STATUS_IGNORE) : E;
+  }
   if (suppress(W))
     return MPI_SUCCESS;
   int R;

@@ -7,7 +7,14 @@
 // ALL and send LOGGED), so a wait that blocks in MPI without looking for
 // control messages holds the commit back until rank 0 gives up.
 //
-// usage: wait_answers_control wait|waitany|waitsome|waitall|recv|probe|mprobe
+// The send side too: with ssend, send_large (1 MiB, past every eager
+// limit) and bsend_detach (MPI_Buffer_detach after a 1 MiB MPI_Bsend),
+// rank 1 sends after its site and rank 0 posts the receive only once it
+// sees the commit record (or after 20 s); each of these blocks in MPI until
+// the receive is posted.
+//
+// usage: wait_answers_control wait|waitany|waitsome|waitall|recv|probe|
+//                             mprobe|ssend|send_large|bsend_detach
 // Prints "rank 1: commit seen before the wait ended: yes" (exit 0) or
 // "... no" (exit 1).
 #include "ccc.h"
@@ -54,6 +61,10 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int Seen = 0;
+  int SendSide = !strcmp(How, "ssend") || !strcmp(How, "send_large") ||
+                 !strcmp(How, "bsend_detach");
+  enum { kLarge = 1 << 17 }; // doubles: 1 MiB
+  double *Large = calloc(kLarge, sizeof(double));
   if (Rank == 0) {
     ccc_checkpoint_force();
     // Sites let this rank take its part; the commit needs rank 1's too.
@@ -63,7 +74,33 @@ int main(int argc, char **argv) {
       struct timespec T = {0, 1000000};
       nanosleep(&T, NULL);
     }
-    MPI_Send(&Seen, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+    if (!SendSide)
+      MPI_Send(&Seen, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+    else if (!strcmp(How, "ssend"))
+      MPI_Recv(&Seen, 0, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+      MPI_Recv(Large, kLarge, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  } else if (SendSide) {
+    int BufSize = kLarge * sizeof(double) + MPI_BSEND_OVERHEAD;
+    void *Buf = malloc(BufSize);
+    // Sent after the line: a message sent before it would be late, and
+    // rank 0's part of the checkpoint would wait for it to be received.
+    ccc_checkpoint_force();
+    if (!strcmp(How, "bsend_detach")) {
+      MPI_Buffer_attach(Buf, BufSize);
+      MPI_Bsend(Large, kLarge, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
+    }
+    if (!strcmp(How, "ssend"))
+      MPI_Ssend(NULL, 0, MPI_INT, 0, 5, MPI_COMM_WORLD);
+    else if (!strcmp(How, "send_large"))
+      MPI_Send(Large, kLarge, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
+    else {
+      void *Detached;
+      int Size;
+      MPI_Buffer_detach(&Detached, &Size);
+    }
+    free(Buf);
   } else {
     // Posted before the line, so that no MPI call comes between the
     // site and the wait (a call could read ALL before the wait starts).
@@ -93,11 +130,14 @@ int main(int argc, char **argv) {
       fprintf(stderr, "wait_answers_control: unknown wait '%s'\n", How);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
+  }
+  // Rank 1 waited; the rank that knows whether the commit came first
+  // (rank 0 from the directory, or rank 1 from rank 0's message) tells.
+  MPI_Bcast(&Seen, 1, MPI_INT, SendSide ? 0 : 1, MPI_COMM_WORLD);
+  if (Rank == 1)
     printf("rank 1: commit seen before the wait ended: %s\n",
            Seen ? "yes" : "no");
-    fflush(stdout);
-  }
-  MPI_Bcast(&Seen, 1, MPI_INT, 1, MPI_COMM_WORLD);
+  free(Large);
   MPI_Finalize();
   return Seen ? 0 : 1;
 }
