@@ -134,15 +134,11 @@ int MPI_Buffer_detach(void *Buffer, int *Size) {
     Request &R = L->Reqs[I];
     if (R.InUse && R.Copy && !R.Done) {
       MPI_Status S;
-      // While a checkpoint is open this rank keeps answering control
-      // messages: the receive may be posted only after the commit.
-      for (int Spin = 0, Flag = 0; NonBlocking && nbCheckpointOpen(); ++Spin) {
-        PMPI_Test(&R.Real, &Flag, &S);
-        if (Flag)
-          break;
-        nbWhileWaiting(Spin);
-      }
-      if (R.Real != MPI_REQUEST_NULL)
+      int Flag;
+      if (!pollWhileCheckpointOpen([&] {
+            PMPI_Test(&R.Real, &Flag, &S);
+            return Flag != 0;
+          }))
         PMPI_Wait(&R.Real, &S);
       R.Done = true;
     }

@@ -621,6 +621,8 @@ int siteNonBlocking(int Kind, int (*Take)());
 void nbAfterRestore();
 void nbFinalize();
 bool nbCheckVersion(uint64_t Version, char *Why, size_t Cap);
+// How a send completes (MPI_Send, _Ssend, _Bsend, _Rsend and their I forms).
+enum SendMode : int { kStandard, kSynchronous, kBuffered, kReady };
 int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
            MPI_Comm C, int Kind);
 int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
@@ -725,6 +727,19 @@ void nbProgress();
 // so far).
 bool nbCheckpointOpen();
 void nbWhileWaiting(int Spin);
+// While a checkpoint is open (non-blocking protocol), calls Ready() until
+// it is true, answering control messages in between: a rank blocked in MPI
+// would hold up the other ranks' periods and the commit, and what it waits
+// for may come only after the commit. False once no checkpoint is open (or
+// none was): the caller blocks in MPI.
+template <typename F> bool pollWhileCheckpointOpen(F Ready) {
+  for (int Spin = 0; NonBlocking && nbCheckpointOpen(); ++Spin) {
+    if (Ready())
+      return true;
+    nbWhileWaiting(Spin);
+  }
+  return false;
+}
 // One probe of the control communicator: MPI's progress engine runs (sends
 // in flight move on) and nothing of the program's is matched or received.
 void nbLetMpiProgress();

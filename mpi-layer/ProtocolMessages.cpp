@@ -381,7 +381,7 @@ int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
   int W = worldRank(C, Dest);
   if (W < 0)
     return Fns[Kind](Buf, Count, RT, Dest, Tag, RC); // MPI reports the error
-  if (Kind != 2 && nbCheckpointOpen()) {
+  if (Kind != kBuffered && nbCheckpointOpen()) {
     // A synchronous or large send blocks in MPI until its receive is
     // posted, which may come only after the commit: a request waited for
     // while answering control messages (waitOne), as in nbRecv.
@@ -569,17 +569,14 @@ void nbCompleted(Request &R, MPI_Status &S) {
 }
 
 // PMPI_Probe that, while a checkpoint is open, keeps answering control
-// messages: blocked in MPI this rank would hold up the commit, and the
-// message it waits for may be sent only after it.
+// messages.
 static void probeAnswering(int Src, int Tag, MPI_Comm RealC, MPI_Status *S) {
-  for (int Spin = 0; nbCheckpointOpen(); ++Spin) {
-    int Flag;
-    PMPI_Iprobe(Src, Tag, RealC, &Flag, S);
-    if (Flag)
-      return;
-    nbWhileWaiting(Spin);
-  }
-  PMPI_Probe(Src, Tag, RealC, S);
+  int Flag;
+  if (!pollWhileCheckpointOpen([&] {
+        PMPI_Iprobe(Src, Tag, RealC, &Flag, S);
+        return Flag != 0;
+      }))
+    PMPI_Probe(Src, Tag, RealC, S);
 }
 
 // Probes see messages as the program would: the layer receives a probed
