@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     for (uint64_t V : Versions)
       writeCommit(workDir().c_str(), "fz", V, 1, Err, sizeof(Err));
     ckpt({"ls", workDir()});
-    pruneVersions(workDir().c_str(), workDir().c_str(), "fz", 1, true);
+    pruneVersions(workDir().c_str(), workDir().c_str(), "fz", 1);
   }
   return 0;
 }

@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SKIP = 77
 COMMON = ["rt/Image.cpp", "rt/Hash.cpp", "rt/Incremental.cpp",
-          "rt/MessageLog.cpp", "rt/Store.cpp",
+          "rt/MessageLog.cpp", "rt/RankPruning.cpp", "rt/Store.cpp",
           "tools/ckpt.cpp", "tools/RunCommand.cpp", "tools/RunHosts.cpp",
           "tools/RunOptions.cpp", "tools/RunProcesses.cpp",
           "tools/SlurmHosts.cpp", "fuzz/FuzzCommon.cpp"]

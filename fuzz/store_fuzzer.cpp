@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "FuzzCommon.h"
 
+#include "RankPruning.h"
 #include "Store.h"
 
 #include <cstring>
@@ -54,9 +55,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   readCompleted(Dir, "fz", &V, &When);
   uint64_t List[4];
   listCommitted(Dir, "fz", List, 4);
-  highestVersion(Dir, "fz");
+  uint64_t Lowest;
+  uint64_t Highest = highestVersion(Dir, "fz", 0, &Lowest);
+  // Rank 0's pruning of its own files and of the commit records.
+  RankFiles Own;
+  Own.Dir = Own.ImageDir = Dir;
+  Own.Name = "fz";
+  Own.Keep = 1;
+  rankFilesStart(Own, Lowest, Lowest);
+  rankFilesPrune(Own, Highest);
+  CommitWindow W;
+  W.Dir = Dir;
+  W.Name = "fz";
+  W.Keep = 1;
+  commitWindowStart(W);
+  commitWindowAdd(W, Highest + 1);
+  commitWindowEnd(W);
   fuzz::ckpt({"ls", fuzz::workDir()});
   removeStaleTemporaries(Dir, "fz", 0);
-  pruneVersions(Dir, Dir, "fz", 1, true);
+  pruneVersions(Dir, Dir, "fz", 1);
   return 0;
 }

@@ -116,14 +116,10 @@ bool commitVersion(uint64_t V, bool AllOk, const char *What) {
     return false;
   }
   noteCommitted(V);
-  // CCC_FLUSH_EVERY: the newest flushed version stays, with its files in
-  // CCC_DIR (the node-local copies are pruned as usual).
-  uint64_t Flushed = nodeLocalStorage()
-                         ? newestFlushed(storeDir(), storeName(), flushEvery())
-                         : 0;
-  pruneVersions(storeDir(), imageDir(), storeName(), keepVersions(), true,
-                Flushed);
-  pruneFlushed(storeDir(), storeName(), Flushed);
+  // Rank 0 deletes only the commit records that left CCC_KEEP; each rank
+  // deletes its own files (RankPruning.h), so no step here grows with the
+  // job.
+  pruneCommitRecords(V);
   CCC_INFO("checkpoint %llu committed (%d ranks)", (unsigned long long)V,
            L->Size);
   return true;
@@ -152,6 +148,10 @@ int siteBlocking(int Kind, int (*Take)()) {
   if (L->Rank == 0)
     Committed = commitVersion(V, AllOk, "its image");
   PMPI_Bcast(&Committed, 1, MPI_UINT64_T, 0, Private);
+  // Every rank knows of the commit here, so it prunes now rather than at
+  // its next checkpoint.
+  if (Committed)
+    pruneOwnFiles();
   if (Committed && (Any & 2))
     exitStopped(V);
   if (Any & 2 && L->Rank == 0)

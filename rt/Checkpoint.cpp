@@ -44,11 +44,15 @@ void chainOnto(uint32_t ChainLength, uint64_t Bytes) {
 // temporary file is removed and older committed versions stay untouched.
 __attribute__((noinline)) bool writeAndCommit() {
   uint64_t T0 = nowNs(CLOCK_MONOTONIC);
+  // An MPI rank deletes its files that CCC_KEEP no longer needs, as far as
+  // the commit records it sees say, before it takes more disk.
+  if (Parallel)
+    pruneOwnFiles();
   uint64_t V = RT.NextVersion++;
   char Final[kPathMax], Tmp[kPathMax + 8];
   imagePath(Final, imageDir(), Cfg.Name, V, RT.Rank);
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
-  uint64_t Bytes = 0;
+  uint64_t Bytes = 0, ChainBase = V;
   uint32_t ChainLength = 0;
   if (recordOpenFiles || checkFortranUnits) {
     char Why[kPathMax + 256];
@@ -65,6 +69,7 @@ __attribute__((noinline)) bool writeAndCommit() {
     bool Ok = W.open(Tmp, Cfg.CompressLevel, Cfg.Threads) && writeImage(W, V);
     Bytes = W.bytesWritten();
     ChainLength = W.header().ChainLength;
+    ChainBase = W.header().ChainBase;
     if (!Ok) {
       logMessage("checkpoint %llu not taken: %s: %s; the previous committed "
                  "checkpoint is kept",
@@ -94,15 +99,13 @@ __attribute__((noinline)) bool writeAndCommit() {
       return false;
     }
     CopyNs = nowNs(CLOCK_MONOTONIC) - C0;
-    // Every rank keeps its host's directory pruned (rank 0 prunes only
-    // the commit records and its own host's files).
-    pruneVersions(Cfg.Dir, Cfg.LocalDir, Cfg.Name, Cfg.Keep, false);
   }
   if (Parallel) {
     // Durable here; the layer commits the version once every rank's is.
     // The next image may refer to this one even if the version is never
     // committed: pruning keeps every image a kept version refers to.
     chainOnto(ChainLength, Bytes);
+    noteOwnImage(V, ChainBase);
     CCC_DEBUG("checkpoint %llu written: %s, %llu bytes, %.3f s (partner "
               "copy %.3f s); %llu bytes of memory stored, %llu unchanged",
               (unsigned long long)V, Final, (unsigned long long)Bytes,
@@ -122,7 +125,7 @@ __attribute__((noinline)) bool writeAndCommit() {
   }
   chainOnto(ChainLength, Bytes);
   noteCommitted(V);
-  pruneVersions(Cfg.Dir, imageDir(), Cfg.Name, Cfg.Keep, true);
+  pruneVersions(Cfg.Dir, imageDir(), Cfg.Name, Cfg.Keep);
   CCC_INFO("checkpoint %llu committed: %s, %llu bytes, %.3f s; %llu bytes of "
            "memory stored, %llu unchanged",
            (unsigned long long)V, Final, (unsigned long long)Bytes,

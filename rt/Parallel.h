@@ -77,6 +77,15 @@ bool nodeLocalStorage();
 uint64_t flushEvery();
 const char *storeName();
 int keepVersions();
+// Pruning (RankPruning.h). At start, before a restart: the lowest version of
+// this rank's files in imageDir() and of those flushed to storeDir().
+void startRankPruning(uint64_t Lowest, uint64_t LowestFlushed);
+// This rank's image of V (chain base ChainBase) was written or restored.
+void noteOwnImage(uint64_t V, uint64_t ChainBase);
+// Deletes what CCC_KEEP no longer needs of this rank's files.
+void pruneOwnFiles();
+// Rank 0, after the commit record of V: deletes those out of CCC_KEEP.
+void pruneCommitRecords(uint64_t V);
 bool runtimeReady();
 bool nonblockingProtocol();
 bool protocolTrace();

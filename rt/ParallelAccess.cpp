@@ -6,9 +6,37 @@
 //===----------------------------------------------------------------------===//
 #include "Config.h"
 #include "Parallel.h"
+#include "RankPruning.h"
 #include "RuntimeGlobals.h"
 
 namespace ccc {
+namespace {
+RankFiles OwnFiles;         // this rank's images and logs
+CommitWindow CommitRecords; // rank 0's
+} // namespace
+
+void startRankPruning(uint64_t Lowest, uint64_t LowestFlushed) {
+  OwnFiles.Dir = Cfg.Dir;
+  OwnFiles.ImageDir = imageDir();
+  OwnFiles.Name = Cfg.Name;
+  OwnFiles.Rank = RT.Rank;
+  OwnFiles.Keep = Cfg.Keep;
+  OwnFiles.NodeLocal = nodeLocalStorage();
+  OwnFiles.FlushEvery = nodeLocalStorage() ? Cfg.FlushEvery : 0;
+  rankFilesStart(OwnFiles, Lowest, LowestFlushed);
+  if (RT.Rank != 0)
+    return;
+  CommitRecords.Dir = Cfg.Dir;
+  CommitRecords.Name = Cfg.Name;
+  CommitRecords.Keep = Cfg.Keep;
+  CommitRecords.FlushEvery = OwnFiles.FlushEvery;
+  commitWindowStart(CommitRecords);
+}
+void noteOwnImage(uint64_t V, uint64_t ChainBase) {
+  rankFilesImage(OwnFiles, V, ChainBase);
+}
+void pruneOwnFiles() { rankFilesPrune(OwnFiles, RT.NextVersion - 1); }
+void pruneCommitRecords(uint64_t V) { commitWindowAdd(CommitRecords, V); }
 
 ParallelLayer *Parallel = nullptr;
 uint32_t processRank() { return RT.Rank; }

@@ -308,6 +308,8 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
     return false;
   RT.Prev.swap(Chunks);
   RT.ChainLength = H.ChainLength;
+  if (Parallel)
+    noteOwnImage(H.Version, H.ChainBase);
   measureRestoredChain(H);
   RT.Ctx = Ctx;
   RT.State = State;

@@ -95,7 +95,8 @@ void openStore() {
   snprintf(Lock, sizeof(Lock), "%s/%s.r%u.lock", Cfg.Dir, Cfg.Name, RT.Rank);
   lockRun(Lock, Cfg.Name);
   removeStaleTemporaries(Cfg.Dir, Cfg.Name, RT.Rank);
-  uint64_t Highest = highestVersion(Cfg.Dir, Cfg.Name);
+  uint64_t LowestShared, LowestLocal = 0;
+  uint64_t Highest = highestVersion(Cfg.Dir, Cfg.Name, RT.Rank, &LowestShared);
   if (nodeLocalStorage()) {
     if (!makeDirectories(Cfg.LocalDir) ||
         access(Cfg.LocalDir, W_OK | X_OK) != 0)
@@ -103,9 +104,13 @@ void openStore() {
             "CCC_LOCAL_DIR to one, or unset it",
             Cfg.LocalDir, strerror(errno));
     removeStaleTemporaries(Cfg.LocalDir, Cfg.Name, RT.Rank);
-    uint64_t Local = highestVersion(Cfg.LocalDir, Cfg.Name);
+    uint64_t Local =
+        highestVersion(Cfg.LocalDir, Cfg.Name, RT.Rank, &LowestLocal);
     Highest = Local > Highest ? Local : Highest;
   }
+  if (Parallel)
+    startRankPruning(nodeLocalStorage() ? LowestLocal : LowestShared,
+                     LowestShared);
   RT.NextVersion = Highest + 1;
 }
 
@@ -141,10 +146,10 @@ char **copyStrings(char **V, int *CountOut) {
 void recordCompletion(int Status, void *) {
   if (Status != 0 || !RT.Ready)
     return;
-  // Node-local directories are pruned by their ranks at each checkpoint;
-  // the job's last commit came after the last one.
-  if (nodeLocalStorage())
-    pruneVersions(Cfg.Dir, Cfg.LocalDir, Cfg.Name, Cfg.Keep, false);
+  // Each rank prunes its own files at its checkpoints; the job's last
+  // commit may have come after its last one.
+  if (Parallel)
+    pruneOwnFiles();
   if (RT.Rank != 0)
     return;
   // The record says the job's output is complete: exit() would flush

@@ -150,22 +150,34 @@ bool commitProtocol(const char *Dir, const char *Name, uint64_t Version,
   return N > 0;
 }
 
-uint64_t highestVersion(const char *Dir, const char *Name) {
+uint64_t highestVersion(const char *Dir, const char *Name, uint32_t Rank,
+                        uint64_t *LowestOwn) {
+  uint64_t Max = 0, Low = 0;
   DIR *D = opendir(Dir);
-  if (!D)
-    return 0;
-  uint64_t Max = 0;
   size_t NL = strlen(Name);
-  while (struct dirent *E = readdir(D)) {
+  char NameBuf[256];
+  while (struct dirent *E = D ? readdir(D) : nullptr) {
     const char *F = E->d_name;
     if (strncmp(F, Name, NL) != 0 || F[NL] != '.' || F[NL + 1] != 'v')
       continue;
+    // Any file naming a version counts, temporary ones included.
     char *End;
     unsigned long long V = strtoull(F + NL + 2, &End, 10);
     if (End != F + NL + 2 && *End == '.' && V > Max)
       Max = V;
+    uint64_t Ver;
+    uint32_t R;
+    char Kind;
+    if (LowestOwn &&
+        parseStoreName(F, NameBuf, sizeof(NameBuf), &Ver, &R, &Kind) &&
+        Kind != 'c' && R == Rank && !strcmp(NameBuf, Name) &&
+        (!Low || Ver < Low))
+      Low = Ver;
   }
-  closedir(D);
+  if (D)
+    closedir(D);
+  if (LowestOwn)
+    *LowestOwn = Low;
   return Max;
 }
 
@@ -285,38 +297,21 @@ static uint64_t chainBaseOf(const char *Dir, const char *File) {
   return R.open(P) ? R.header().ChainBase : 0;
 }
 
-void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
-                   int Keep, bool Commits, uint64_t Also) {
-  uint64_t Committed[1024];
-  int N = listCommitted(Dir, Name, Committed, 1024);
-  if (N == 0)
-    return;
-  uint64_t Oldest = Committed[N < Keep ? N - 1 : Keep - 1];
-  // Images of older versions that a kept incremental image refers to stay
-  // (each image's header names the oldest it needs). An unreadable header
-  // keeps everything: nothing a restart might need is deleted.
-  uint64_t OldestImage = Oldest;
+void pruneImages(const char *ImageDir, const char *Name, uint64_t Oldest,
+                 uint64_t Tip) {
+  // Images of older versions that a kept image refers to stay (each image's
+  // header names the oldest it needs). An unreadable header keeps
+  // everything: nothing a restart might need is deleted.
+  uint64_t OldestImage = Tip && Tip < Oldest ? Tip : Oldest;
+  forEachStoreFile(ImageDir, Name,
+                   [&](const char *File, uint64_t Ver, char Kind) {
+                     if (Kind != 'i' || Ver < Oldest)
+                       return;
+                     uint64_t Base = chainBaseOf(ImageDir, File);
+                     if (Base < OldestImage)
+                       OldestImage = Base;
+                   });
   char P[kPathMax];
-  forEachStoreFile(ImageDir, Name, [&](const char *File, uint64_t Ver,
-                                       char Kind) {
-    bool Kept = false;
-    for (int I = 0; I < N && I < Keep; ++I)
-      Kept |= Committed[I] == Ver;
-    if (Kind != 'i' || !Kept)
-      return;
-    uint64_t Base = chainBaseOf(ImageDir, File);
-    if (Base < OldestImage)
-      OldestImage = Base;
-  });
-  if (Commits) {
-    for (int I = Keep; I < N; ++I) {
-      if (Committed[I] == Also)
-        continue;
-      commitPath(P, Dir, Name, Committed[I]);
-      unlink(P);
-    }
-    syncDirectory(Dir);
-  }
   forEachStoreFile(ImageDir, Name, [&](const char *File, uint64_t Ver,
                                        char Kind) {
     if ((Kind == 'i' && Ver < OldestImage) || (Kind == 'l' && Ver < Oldest)) {
@@ -326,35 +321,19 @@ void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
   });
 }
 
-uint64_t newestFlushed(const char *Dir, const char *Name, uint64_t Every) {
+void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
+                   int Keep) {
   uint64_t Committed[1024];
-  int N = Every ? listCommitted(Dir, Name, Committed, 1024) : 0;
-  for (int I = 0; I < N; ++I)
-    if (Committed[I] % Every == 0)
-      return Committed[I];
-  return 0;
-}
-
-void pruneFlushed(const char *Dir, const char *Name, uint64_t Keep) {
-  if (!Keep)
+  int N = listCommitted(Dir, Name, Committed, 1024);
+  if (N == 0)
     return;
-  // The oldest image an image of Keep refers to (an unreadable header keeps
-  // everything, as in pruneVersions).
-  uint64_t Base = Keep;
   char P[kPathMax];
-  forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
-    if (Kind != 'i' || Ver != Keep)
-      return;
-    uint64_t B = chainBaseOf(Dir, File);
-    if (B < Base)
-      Base = B;
-  });
-  forEachStoreFile(Dir, Name, [&](const char *File, uint64_t Ver, char Kind) {
-    if ((Kind == 'i' && Ver < Base) || (Kind == 'l' && Ver < Keep)) {
-      snprintf(P, sizeof(P), "%s/%s", Dir, File);
-      unlink(P);
-    }
-  });
+  for (int I = Keep; I < N; ++I) {
+    commitPath(P, Dir, Name, Committed[I]);
+    unlink(P);
+  }
+  syncDirectory(Dir);
+  pruneImages(ImageDir, Name, Committed[N < Keep ? N - 1 : Keep - 1], 0);
 }
 
 void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank) {

@@ -34,8 +34,10 @@ int listCommitted(const char *Dir, const char *Name, uint64_t *Out, int Max);
 // The job size a commit record names ("ranks N"), or 0 if it cannot be
 // read.
 uint32_t commitRanks(const char *Dir, const char *Name, uint64_t Version);
-// The highest version of any file (image, commit or tmp) of NAME, or 0.
-uint64_t highestVersion(const char *Dir, const char *Name);
+// The highest version of any file (image, commit or tmp) of NAME, or 0;
+// LowestOwn (if given): the lowest version of an image or log of Rank, or 0.
+uint64_t highestVersion(const char *Dir, const char *Name, uint32_t Rank = 0,
+                        uint64_t *LowestOwn = nullptr);
 
 // The record that the job finished normally: the newest committed version
 // at its end (0 if none), and when (seconds since the epoch).
@@ -65,21 +67,16 @@ bool commitProtocol(const char *Dir, const char *Name, uint64_t Version,
                     char *Out, size_t Cap);
 // Deletes all but the newest Keep committed versions, and images of
 // versions that were never committed and are older than the newest commit.
-// The commit record goes first so a crash leaves no half-deleted version
-// that looks committed. Commit records are in Dir, images and logs in
-// ImageDir (the same directory unless CCC_LOCAL_DIR is set); Commits false
-// deletes only images and logs (a host's node-local directory). The
-// commit record of version Also (if not 0) is kept too: the newest version
-// flushed to Dir (CCC_FLUSH_EVERY), whose files are in Dir.
+// The commit records (in Dir) go first so a crash leaves no half-deleted
+// version that looks committed; images and logs are in ImageDir. A serial
+// program's pruning (an MPI job's is spread over its ranks: RankPruning.h).
 void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
-                   int Keep, bool Commits, uint64_t Also = 0);
-// CCC_FLUSH_EVERY: the newest committed version of NAME in Dir that is a
-// multiple of Every (0 if none, or Every is 0).
-uint64_t newestFlushed(const char *Dir, const char *Name, uint64_t Every);
-// Deletes the flushed images and logs in Dir that version Keep (the newest
-// flushed one; 0: keep everything) does not need, and none of a version
-// newer than it (one being flushed).
-void pruneFlushed(const char *Dir, const char *Name, uint64_t Keep);
+                   int Keep);
+// Deletes the images and logs in ImageDir (of every rank) older than
+// version Oldest, except images that one of version Oldest or newer refers
+// to, or older than Tip (if not 0).
+void pruneImages(const char *ImageDir, const char *Name, uint64_t Oldest,
+                 uint64_t Tip);
 // Removes NAME's *.tmp files of Rank left by a killed writer.
 void removeStaleTemporaries(const char *Dir, const char *Name, uint32_t Rank);
 // mkdir -p.
