@@ -104,6 +104,13 @@ static RankFiles rankFiles(const char *Dir, const char *ImageDir, uint32_t Rank,
   return F;
 }
 
+// A rank of a shared directory whose files start at version 1.
+static RankFiles startedRank(const char *Dir, uint32_t Rank) {
+  RankFiles F = rankFiles(Dir, Dir, Rank, 2);
+  rankFilesStart(F, 1, 1);
+  return F;
+}
+
 static void commitWindow(const char *Dir) {
   writeCommits(Dir, 1, 3);
   CommitWindow W;
@@ -142,9 +149,7 @@ static void sharedDirectory(const char *Dir) {
       writeImageFile(Dir, I[0], R, I[1]);
       writeLog(Dir, I[0], R);
     }
-  RankFiles F0 = rankFiles(Dir, Dir, 0, 2), F1 = rankFiles(Dir, Dir, 1, 2);
-  rankFilesStart(F0, 1, 1);
-  rankFilesStart(F1, 1, 1);
+  RankFiles F0 = startedRank(Dir, 0), F1 = startedRank(Dir, 1);
   // Nothing committed yet: nothing deleted.
   rankFilesPrune(F1, 5);
   CHECK(hasImage(Dir, 1, 1) && hasLog(Dir, 1, 1));
@@ -193,8 +198,7 @@ static void tipStays(const char *Dir) {
   writeImageFile(Dir, 7, 0, 7);
   writeImageFile(Dir, 8, 0, 7);
   writeCommits(Dir, 7, 8);
-  RankFiles F = rankFiles(Dir, Dir, 0, 2);
-  rankFilesStart(F, 1, 1);
+  RankFiles F = startedRank(Dir, 0);
   rankFilesImage(F, 6, 1);
   rankFilesPrune(F, 8);
   CHECK(hasImage(Dir, 1, 0) && hasImage(Dir, 6, 0));
