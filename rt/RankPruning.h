@@ -14,6 +14,13 @@
 // version whose record it still sees), a crash never leaves a committed
 // version without its images, as with a single pruner.
 //
+// That guard covers the shared directory. A host's directory under
+// CCC_LOCAL_DIR is pruned by listing it, as before this split, without
+// it: a crash between a commit and rank 0's deletion of the record that
+// left CCC_KEEP can leave that record with some of its node-local files
+// gone. It is older than CCC_KEEP restorable versions, so a restart only
+// reaches it if they all fail, and then refuses it with the reason.
+//
 // What a rank has deleted is a low-water mark per kind of file: every one
 // of its files below it is gone. Each prune deletes from the mark up to the
 // new bound, so the work is O(1) per checkpoint, amortised. The marks start
