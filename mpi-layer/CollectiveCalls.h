@@ -57,12 +57,18 @@ inline int commSize(MPI_Comm C) {
   PMPI_Comm_size(realComm(C), &N);
   return N;
 }
+// (MPI_COMM_WORLD's answers are known: a non-blocking collective's outputs
+// are described at every call, so its common case asks MPI nothing.)
 inline int commRank(MPI_Comm C) {
+  if (C == MPI_COMM_WORLD)
+    return L->Rank;
   int R;
   PMPI_Comm_rank(realComm(C), &R);
   return R;
 }
 inline bool isInterComm(MPI_Comm C) {
+  if (C == MPI_COMM_WORLD)
+    return false;
   int Inter = 0;
   PMPI_Comm_test_inter(realComm(C), &Inter);
   return Inter;
@@ -71,6 +77,8 @@ inline bool isInterComm(MPI_Comm C) {
 // from each process of the group that sends, C's own or, on an
 // inter-communicator, the remote group.
 inline int peerCount(MPI_Comm C) {
+  if (C == MPI_COMM_WORLD)
+    return L->Size;
   int N;
   if (isInterComm(C))
     PMPI_Comm_remote_size(realComm(C), &N);
@@ -120,9 +128,10 @@ inline int runCollective(MPI_Comm C, O Outputs, F Native) {
   return runCollectiveWatched(C, Outputs, Native);
 }
 
-// A copy of O in the saved heap, with its arrays (the program may keep
-// them only until the call completes; Fortran's are temporaries).
-CollOutputs *keepOutputs(const CollOutputs &O);
+// Keeps O with request R, its arrays copied to the saved heap (the
+// program may keep them only until the call completes; Fortran's are
+// temporaries).
+void keepOutputs(Request &R, const CollOutputs &O);
 
 // A non-blocking collective: a request of the layer's table, whose real
 // request Native(MPI_Request *) starts. Types, if not null, are NTypes real
@@ -135,7 +144,14 @@ int startCollective(MPI_Comm C, O Outputs, MPI_Request *Out, F Native,
   MPI_Request H = newRequest(ReqKind::Coll, &R);
   R->Comm = C;
   R->RealTypes = Types;
-  if (NonBlocking) {
+  if (NonBlocking && __builtin_expect(collCountOnly(), 1)) {
+    // Between checkpoints, as runCollective: the call's number, and its
+    // outputs kept in case this rank's checkpoint comes while it is open
+    // (then they are logged when it completes).
+    CollCount *K = collCounter(C);
+    R->CollSeq = K ? K->N++ : 0;
+    keepOutputs(*R, Outputs());
+  } else if (NonBlocking) {
     CollOutputs Outs = Outputs();
     uint64_t Seq = 0;
     bool Log;
@@ -148,7 +164,7 @@ int startCollective(MPI_Comm C, O Outputs, MPI_Request *Out, F Native,
       *Out = H;
       return MPI_SUCCESS;
     }
-    R->Outs = keepOutputs(Outs);
+    keepOutputs(*R, Outs);
     R->LogIt = Log;
     if (Log)
       nbCollPending(1);

@@ -31,9 +31,9 @@ void completeEmpty(Request &R) {
 // Completion of a request MPI finished: count a receive.
 static void completed(Request &R, const MPI_Status &Real) {
   MPI_Status S = Real;
-  if (NonBlocking)
+  if (NonBlocking && R.Kind == ReqKind::Recv)
     nbCompleted(R, S);
-  if (NonBlocking && R.Kind == ReqKind::Coll)
+  if (NonBlocking && R.LogIt)
     nbCollCompleted(R);
   if (R.NewComm)
     idupCompleted(R);

@@ -227,12 +227,15 @@ struct Request {
   // Generalized requests: MPI_Grequest_complete was called.
   bool GComplete;
   // Non-blocking collectives (Collectives.cpp): the collective's number on
-  // Comm, its outputs (saved heap, with copies of their arrays; the
-  // non-blocking protocol only), and whether they go to the message log
-  // when it completes (OpenAtLine: it was open at this rank's checkpoint).
+  // Comm, its outputs (the non-blocking protocol only: HasOuts), with
+  // copies of their arrays in OutsArrays (saved heap), and whether they go
+  // to the message log when it completes (OpenAtLine: it was open at this
+  // rank's checkpoint). Kept in the slot, so that a collective without
+  // arrays allocates nothing.
   uint64_t CollSeq;
-  CollOutputs *Outs;
-  bool LogIt, OpenAtLine;
+  CollOutputs Outs;
+  void *OutsArrays;
+  bool HasOuts, LogIt, OpenAtLine;
   MPI_Datatype *RealTypes; // Ialltoallw-like: MPI reads them until done
   // MPI_Comm_idup: 1 + the new communicator's object (0: another
   // collective), and where MPI writes its real handle (its own block, as
@@ -678,6 +681,7 @@ namespace nb {
 extern bool LogAll;             // ProtocolCollectives.cpp
 extern uint32_t Debts;          // ProtocolCollectives.cpp
 extern uint32_t ForwardedEpoch; // ProtocolControl.cpp
+extern uint32_t StopEpoch;      // ProtocolControl.cpp
 } // namespace nb
 // Whether a collective needs nothing of the protocol but its number: no
 // checkpoint open (in this rank's view), no restart replaying, nothing to
@@ -722,10 +726,15 @@ uint64_t nbIdupStarted(MPI_Comm Parent);
 void nbLineCheck(MPI_Comm Real, const char *What);
 bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status);
 void nbProgress();
-// Whether this rank takes part in a checkpoint still open; one round of
-// answering control messages while it waits for a request (Spin: rounds
-// so far).
-bool nbCheckpointOpen();
+// Whether this rank takes part in a checkpoint still open, or the job is
+// stopping (STOP must reach a rank blocked in a receive). Inline: every
+// wait and blocking send asks it.
+inline bool nbCheckpointOpen() {
+  return L->M != Mode::Run || nb::ForwardedEpoch < L->Epoch ||
+         nb::StopEpoch != 0;
+}
+// One round of answering control messages while a rank waits for a request
+// (Spin: rounds so far).
 void nbWhileWaiting(int Spin);
 // While a checkpoint is open (non-blocking protocol), calls Ready() until
 // it is true, answering control messages in between: a rank blocked in MPI

@@ -19,31 +19,31 @@ namespace mpi {
 // Each array starts on an 8-byte boundary.
 static size_t round8(size_t N) { return (N + 7) & ~(size_t)7; }
 
-CollOutputs *keepOutputs(const CollOutputs &O) {
+void keepOutputs(Request &R, const CollOutputs &O) {
+  R.Outs = O;
+  R.HasOuts = true;
   bool Arrays = O.S == CollOutputs::Blocks || O.S == CollOutputs::BlocksW ||
                 O.S == CollOutputs::BlocksWA;
-  size_t N = Arrays ? (size_t)O.N : 0;
+  if (!Arrays)
+    return;
+  size_t N = (size_t)O.N;
   size_t DBytes =
       N * (O.S == CollOutputs::BlocksWA ? sizeof(MPI_Aint) : sizeof(int));
   size_t TBytes = O.Types ? N * sizeof(MPI_Datatype) : 0;
   size_t CBytes = N * sizeof(int);
-  auto *K = static_cast<CollOutputs *>(
-      saved(sizeof(CollOutputs) + round8(DBytes) + round8(TBytes) + CBytes));
-  *K = O;
-  if (!Arrays)
-    return K;
-  char *P = reinterpret_cast<char *>(K + 1);
+  char *P = static_cast<char *>(
+      saved(round8(DBytes) + round8(TBytes) + (CBytes ? CBytes : 1)));
+  R.OutsArrays = P;
   memcpy(P, O.Displs, DBytes);
-  K->Displs = P;
+  R.Outs.Displs = P;
   P += round8(DBytes);
   if (O.Types) {
     memcpy(P, O.Types, TBytes);
-    K->Types = reinterpret_cast<MPI_Datatype *>(P);
+    R.Outs.Types = reinterpret_cast<MPI_Datatype *>(P);
     P += round8(TBytes);
   }
   memcpy(P, O.Counts, CBytes);
-  K->Counts = reinterpret_cast<int *>(P);
-  return K;
+  R.Outs.Counts = reinterpret_cast<int *>(P);
 }
 
 MPI_Datatype *keepRealTypes(int NS, const MPI_Datatype *Send, int NR,

@@ -138,19 +138,22 @@ uint32_t *headerOf(Request &R) {
   return R.Hdr;
 }
 
+// Frees a request's block, if it owns one: most own none, and pay no call.
+template <typename T> static void freeOwned(T *&P) {
+  if (P) {
+    __ccc_free(P);
+    P = nullptr;
+  }
+}
+
 void releaseSlot(Request &R) {
   uint32_t I = (uint32_t)(&R - L->Reqs);
   R.InUse = false;
-  __ccc_free(R.Hdr);
-  R.Hdr = nullptr;
-  __ccc_free(R.Copy);
-  R.Copy = nullptr;
-  __ccc_free(R.Outs);
-  R.Outs = nullptr;
-  __ccc_free(R.RealTypes);
-  R.RealTypes = nullptr;
-  __ccc_free(R.RealNew);
-  R.RealNew = nullptr;
+  freeOwned(R.Hdr);
+  freeOwned(R.Copy);
+  freeOwned(R.OutsArrays);
+  freeOwned(R.RealTypes);
+  freeOwned(R.RealNew);
   if (I < L->FreeReqHint)
     L->FreeReqHint = I;
 }

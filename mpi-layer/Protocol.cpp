@@ -199,9 +199,6 @@ using namespace nb;
 // Whether this rank takes part in a checkpoint still open: its period, or
 // on rank 0 a commit still waiting for other ranks.
 static bool checkpointOpen() { return L->M != Mode::Run || ctrlOpen(); }
-// Also while the job is stopping: STOP must reach a rank blocked in a
-// receive.
-bool nbCheckpointOpen() { return checkpointOpen() || ctrlStopping(); }
 
 void nbWhileWaiting(int Spin) {
   pollCtrl();

@@ -260,7 +260,7 @@ void nbCollCompleted(Request &R) {
   if (!R.LogIt)
     return;
   R.LogIt = false;
-  logOutputs(R.Comm, R.CollSeq, *R.Outs, R.OpenAtLine);
+  logOutputs(R.Comm, R.CollSeq, R.Outs, R.OpenAtLine);
   OpenLogged--;
   checkPeriod();
 }
@@ -293,7 +293,7 @@ void collCheckpoint(Buffer &Cuts) {
   // Non-blocking collectives open now: nobody starts them again.
   for (uint32_t I = 0; I < L->NReqs; ++I) {
     Request &R = L->Reqs[I];
-    if (R.InUse && !R.Done && R.Kind == ReqKind::Coll && R.Outs) {
+    if (R.InUse && !R.Done && R.Kind == ReqKind::Coll && R.HasOuts) {
       R.OpenAtLine = true;
       if (!R.LogIt)
         OpenLogged++;
@@ -362,7 +362,7 @@ void collRestoreOpen(Request &R) {
   if (I == RP.N || RP.Recs[I].Ev != 1)
     fatal("restart replay diverged: no logged result for the non-blocking "
           "collective open at the checkpoint");
-  restoreOutputs(I, *R.Outs);
+  restoreOutputs(I, R.Outs);
   use(I);
   completeEmpty(R);
   TRACE("%d epoch %u: non-blocking collective %llu open at the checkpoint "

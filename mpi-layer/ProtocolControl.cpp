@@ -57,6 +57,7 @@ MPI_Comm Ctrl = MPI_COMM_NULL;
 bool AllSeen;
 CtrlCounts Counts;
 uint32_t ForwardedEpoch; // highest LOGGED this rank sent up (rank 0: decided)
+uint32_t StopEpoch;      // ALL said the job stops once this one is committed
 
 namespace {
 
@@ -103,7 +104,6 @@ struct Round {
   Outcome Worst;
 } Rounds[2];
 uint32_t StartedEpoch; // highest START this rank sent down
-uint32_t StopEpoch;    // ALL said the job stops once this one is committed
 
 Round &round(uint32_t E) {
   Round &R = Rounds[E % 2];
