@@ -29,14 +29,18 @@
 //     time per iteration of a loop whose body is a ccc_checkpoint() site
 //     (no checkpoint due; the plain build's loop has no site), every rank
 //     (with -c or no option), measured like the collectives below.
-//   allreduce|bcast|alltoall BYTES NP K REPS MED_US MIN_US
-//     time per call (the slowest rank's average over K calls in a
-//     repetition), median and minimum over REPS repetitions. BYTES is the
-//     reduced vector (doubles, MPI_SUM), the broadcast bytes (root 0) or
-//     what each rank sends each peer (Alltoall: 8 B, 64 KiB and 1 MiB / NP,
-//     that is 1 MiB in all per rank).
-//   pair allreduce|bcast|alltoall 8 NP K REPS MPI_MED_US PMPI_MED_US
-//     the 8-byte collective called through MPI_ and through PMPI_ in
+//   COLLECTIVE BYTES NP K REPS MED_US MIN_US
+//     COLLECTIVE is allreduce, bcast, alltoall, their non-blocking forms
+//     iallreduce, ibcast, ialltoall (each call followed by MPI_Wait), or
+//     neighbor_alltoall and ineighbor_alltoall on a periodic 1-D Cartesian
+//     communicator (two neighbours): time per call (the slowest rank's
+//     average over K calls in a repetition), median and minimum over REPS
+//     repetitions. BYTES is the reduced vector (doubles, MPI_SUM), the
+//     broadcast bytes (root 0) or what each rank sends each peer
+//     (all-to-all: 8 B, 64 KiB and 1 MiB / NP, that is 1 MiB in all per
+//     rank; neighbourhood: 8 B and 512 KiB, 1 MiB in all).
+//   pair COLLECTIVE 8 NP K REPS MPI_MED_US PMPI_MED_US
+//     each 8-byte collective called through MPI_ and through PMPI_ in
 //     turns within one launch, measured like the collectives above: the
 //     medians of each. In the ccc build MPI_ goes through ccc's layer and
 //     PMPI_ straight to MPI; in the plain build both are MPI's own.
@@ -194,38 +198,144 @@ static void exchange(int Bytes) {
 
 //===-- Collectives -------------------------------------------------------===//
 
-enum Coll { Allreduce, Bcast, Alltoall };
+// The blocking ones, their non-blocking forms completed at once by a wait,
+// and the neighbourhood all-to-all on a periodic ring (a 1-D Cartesian
+// communicator: two neighbours per rank, the same one twice at 2 ranks).
+enum Coll {
+  Allreduce,
+  Bcast,
+  Alltoall,
+  Iallreduce,
+  Ibcast,
+  Ialltoall,
+  NeighborAlltoall,
+  IneighborAlltoall
+};
 
 static const char *collName(enum Coll What) {
-  return What == Allreduce ? "allreduce" : What == Bcast ? "bcast" : "alltoall";
+  static const char *const Names[] = {
+      "allreduce", "bcast",     "alltoall",          "iallreduce",
+      "ibcast",    "ialltoall", "neighbor_alltoall", "ineighbor_alltoall"};
+  return Names[What];
+}
+
+// The ring, made by MPI_Cart_create (in the ccc build: through the layer,
+// whose handle only MPI_ calls take) and by PMPI_Cart_create (MPI's own
+// handle, for the PMPI_ calls).
+static MPI_Comm Ring, RingDirect;
+
+static void makeRings(void) {
+  int Dims[1] = {Size}, Periodic[1] = {1};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, Dims, Periodic, 0, &Ring);
+  PMPI_Cart_create(MPI_COMM_WORLD, 1, Dims, Periodic, 0, &RingDirect);
+}
+
+// How many blocks of the call's size a rank sends (and receives).
+static int peers(enum Coll What) {
+  if (What == Alltoall || What == Ialltoall)
+    return Size;
+  return What == NeighborAlltoall || What == IneighborAlltoall ? 2 : 1;
 }
 
 // K calls; returns this rank's time per call. Direct: the PMPI_ entry
-// points, which in the ccc build go straight to MPI past the layer.
+// points, which in the ccc build go straight to MPI past the layer. Each
+// loop is written out so that both builds time only the calls.
 static double collective(enum Coll What, void *Send, void *Recv, int Count,
                          int K, int Direct) {
+  MPI_Request Q;
   MPI_Barrier(MPI_COMM_WORLD);
   double T0 = MPI_Wtime();
-  if (What == Allreduce && Direct)
-    for (int I = 0; I < K; ++I)
-      PMPI_Allreduce(Send, Recv, Count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  else if (What == Allreduce)
+  switch (What * 2 + !!Direct) {
+  case Allreduce * 2:
     for (int I = 0; I < K; ++I)
       MPI_Allreduce(Send, Recv, Count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  else if (What == Bcast && Direct)
+    break;
+  case Allreduce * 2 + 1:
     for (int I = 0; I < K; ++I)
-      PMPI_Bcast(Send, Count, MPI_BYTE, 0, MPI_COMM_WORLD);
-  else if (What == Bcast)
+      PMPI_Allreduce(Send, Recv, Count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    break;
+  case Bcast * 2:
     for (int I = 0; I < K; ++I)
       MPI_Bcast(Send, Count, MPI_BYTE, 0, MPI_COMM_WORLD);
-  else if (Direct)
+    break;
+  case Bcast * 2 + 1:
     for (int I = 0; I < K; ++I)
-      PMPI_Alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
-                    MPI_COMM_WORLD);
-  else
+      PMPI_Bcast(Send, Count, MPI_BYTE, 0, MPI_COMM_WORLD);
+    break;
+  case Alltoall * 2:
     for (int I = 0; I < K; ++I)
       MPI_Alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
                    MPI_COMM_WORLD);
+    break;
+  case Alltoall * 2 + 1:
+    for (int I = 0; I < K; ++I)
+      PMPI_Alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
+                    MPI_COMM_WORLD);
+    break;
+  case Iallreduce * 2:
+    for (int I = 0; I < K; ++I) {
+      MPI_Iallreduce(Send, Recv, Count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                     &Q);
+      MPI_Wait(&Q, MPI_STATUS_IGNORE);
+    }
+    break;
+  case Iallreduce * 2 + 1:
+    for (int I = 0; I < K; ++I) {
+      PMPI_Iallreduce(Send, Recv, Count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                      &Q);
+      PMPI_Wait(&Q, MPI_STATUS_IGNORE);
+    }
+    break;
+  case Ibcast * 2:
+    for (int I = 0; I < K; ++I) {
+      MPI_Ibcast(Send, Count, MPI_BYTE, 0, MPI_COMM_WORLD, &Q);
+      MPI_Wait(&Q, MPI_STATUS_IGNORE);
+    }
+    break;
+  case Ibcast * 2 + 1:
+    for (int I = 0; I < K; ++I) {
+      PMPI_Ibcast(Send, Count, MPI_BYTE, 0, MPI_COMM_WORLD, &Q);
+      PMPI_Wait(&Q, MPI_STATUS_IGNORE);
+    }
+    break;
+  case Ialltoall * 2:
+    for (int I = 0; I < K; ++I) {
+      MPI_Ialltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
+                    MPI_COMM_WORLD, &Q);
+      MPI_Wait(&Q, MPI_STATUS_IGNORE);
+    }
+    break;
+  case Ialltoall * 2 + 1:
+    for (int I = 0; I < K; ++I) {
+      PMPI_Ialltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
+                     MPI_COMM_WORLD, &Q);
+      PMPI_Wait(&Q, MPI_STATUS_IGNORE);
+    }
+    break;
+  case NeighborAlltoall * 2:
+    for (int I = 0; I < K; ++I)
+      MPI_Neighbor_alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE, Ring);
+    break;
+  case NeighborAlltoall * 2 + 1:
+    for (int I = 0; I < K; ++I)
+      PMPI_Neighbor_alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
+                             RingDirect);
+    break;
+  case IneighborAlltoall * 2:
+    for (int I = 0; I < K; ++I) {
+      MPI_Ineighbor_alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE, Ring,
+                             &Q);
+      MPI_Wait(&Q, MPI_STATUS_IGNORE);
+    }
+    break;
+  case IneighborAlltoall * 2 + 1:
+    for (int I = 0; I < K; ++I) {
+      PMPI_Ineighbor_alltoall(Send, Count, MPI_BYTE, Recv, Count, MPI_BYTE,
+                              RingDirect, &Q);
+      PMPI_Wait(&Q, MPI_STATUS_IGNORE);
+    }
+    break;
+  }
   return (MPI_Wtime() - T0) / K;
 }
 
@@ -238,8 +348,10 @@ static double slowest(enum Coll What, void *Send, void *Recv, int Count, int K,
 }
 
 static void measure(enum Coll What, int Bytes) {
-  int Count = What == Allreduce ? Bytes / (int)sizeof(double) : Bytes;
-  size_t Total = What == Alltoall ? (size_t)Bytes * Size : (size_t)Bytes;
+  int Count = What == Allreduce || What == Iallreduce
+                  ? Bytes / (int)sizeof(double)
+                  : Bytes;
+  size_t Total = (size_t)Bytes * peers(What);
   void *Send = buffer(Total), *Recv = buffer(Total);
   // Bytes through each rank per call, roughly.
   int K = calls(32.0 * (1 << 20), (long)Total, 8, 1000);
@@ -262,8 +374,8 @@ static void measure(enum Coll What, int Bytes) {
 // launch lands in on a VM (bench/mpi/run.sh). In the plain build both are
 // MPI's own entry points: a control, near 1.
 static void measurePair(enum Coll What) {
-  int Bytes = 8, Count = What == Allreduce ? 1 : Bytes;
-  size_t Total = What == Alltoall ? (size_t)Bytes * Size : (size_t)Bytes;
+  int Bytes = 8, Count = What == Allreduce || What == Iallreduce ? 1 : Bytes;
+  size_t Total = (size_t)Bytes * peers(What);
   void *Send = buffer(Total), *Recv = buffer(Total);
   int K = calls(32.0 * (1 << 20), (long)Total, 8, 1000);
   double *T[2] = {malloc(Reps * sizeof(double)), malloc(Reps * sizeof(double))};
@@ -382,12 +494,21 @@ int main(int argc, char **argv) {
     measure(Alltoall, 8);
     measure(Alltoall, 64 << 10);
     measure(Alltoall, (1 << 20) / Size);
+    makeRings();
+    measure(Iallreduce, 8);
+    measure(Iallreduce, 1 << 20);
+    measure(Ibcast, 8);
+    measure(Ibcast, 1 << 20);
+    measure(Ialltoall, 8);
+    measure(Ialltoall, (1 << 20) / Size);
+    measure(NeighborAlltoall, 8);
+    measure(NeighborAlltoall, (1 << 20) / 2);
+    measure(IneighborAlltoall, 8);
+    measure(IneighborAlltoall, (1 << 20) / 2);
     if (Rank == 0)
-      printf("# pair allreduce|bcast|alltoall 8 NP K REPS MPI_MED_US "
-             "PMPI_MED_US\n");
-    measurePair(Allreduce);
-    measurePair(Bcast);
-    measurePair(Alltoall);
+      printf("# pair COLLECTIVE 8 NP K REPS MPI_MED_US PMPI_MED_US\n");
+    for (int What = Allreduce; What <= IneighborAlltoall; ++What)
+      measurePair((enum Coll)What);
     if (Rank == 0)
       printf("# site 0 NP K REPS MED_US MIN_US\n");
     site();
