@@ -24,6 +24,7 @@
 // Predefined attributes (MPI_TAG_UB, MPI_WTIME_IS_GLOBAL, ...) pass through.
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "Layer.h"
 
 #include "../rt/Log.h"

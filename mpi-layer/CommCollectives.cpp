@@ -37,6 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CollectiveCalls.h"
+#include "CommunicatorCalls.h"
 #include "ProtocolInternal.h"
 
 namespace ccc {

@@ -18,6 +18,7 @@
 // non-blocking protocol's per-peer counters are indexed by their world rank.
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "Layer.h"
 
 #include <climits>

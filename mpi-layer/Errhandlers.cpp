@@ -21,6 +21,7 @@
 // get the same numbers (checked: the job stops if MPI gives others).
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "Layer.h"
 
 #include "../rt/Log.h"

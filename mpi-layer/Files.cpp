@@ -42,6 +42,7 @@
 // an Allreduce of the epoch on the file's own communicator).
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "FilesInternal.h"
 #include "Layer.h"
 

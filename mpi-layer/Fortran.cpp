@@ -13,6 +13,7 @@
 // Errhandler.
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "Layer.h"
 
 #include <cstring>

@@ -11,6 +11,7 @@
 // through.
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "Layer.h"
 
 #include <cstring>

@@ -12,6 +12,7 @@
 // reports an address that does not fit, so under MPICH the layer does too.
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "Layer.h"
 
 namespace ccc {

@@ -12,6 +12,7 @@
 // from it is made (rebuildObjects).
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "Layer.h"
 
 #include "../rt/Log.h"

@@ -24,6 +24,7 @@
 // the commit) waits for all of that.
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "Layer.h"
 #include "ProtocolInternal.h"
 

@@ -32,6 +32,7 @@
 //   takes it at its next site after the same fence.
 //
 //===----------------------------------------------------------------------===//
+#include "CommunicatorCalls.h"
 #include "Layer.h"
 #include "ProtocolInternal.h"
 #include "WindowsInternal.h"
