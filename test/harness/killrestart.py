@@ -32,6 +32,8 @@ Exit status 0 only if every trial passed.
 import argparse
 import atexit
 import glob
+import hashlib
+import json
 import os
 import random
 import re
@@ -65,6 +67,49 @@ def finished(d):
 
 def writing(d):
     return glob.glob(os.path.join(d, "*.ccc.tmp"))
+
+
+def ref_cache_key(ref, cwd_files):
+    """The key of a reference run's result: its command, the size and
+    modification time of every file the command names (a rebuilt program is
+    another reference), and the environment but ccc's own variables (the
+    reference is built without ccc). None when the run must not be reused:
+    it leaves files that are compared (--files)."""
+    if cwd_files:
+        return None
+    h = hashlib.sha256(ref.encode())
+    for word in ref.split():
+        try:
+            st = os.stat(word)
+        except OSError:
+            continue
+        h.update(f"\0{word}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+    for k in sorted(os.environ):
+        if not k.startswith("CCC_"):
+            h.update(f"\0{k}={os.environ[k]}".encode())
+    return h.hexdigest()
+
+
+def ref_cache_get(cache, key):
+    """A cached reference's (stdout, seconds), or None."""
+    if not cache or not key:
+        return None
+    try:
+        with open(os.path.join(cache, key + ".json")) as f:
+            d = json.load(f)
+        return d["stdout"].encode("latin-1"), float(d["seconds"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def ref_cache_put(cache, key, stdout, seconds):
+    if not cache or not key:
+        return
+    os.makedirs(cache, exist_ok=True)
+    tmp = os.path.join(cache, f"{key}.{os.getpid()}.tmp")
+    with open(tmp, "w") as f:
+        json.dump({"stdout": stdout.decode("latin-1"), "seconds": seconds}, f)
+    os.replace(tmp, os.path.join(cache, key + ".json"))
 
 
 def private_mpi_dirs():
@@ -291,6 +336,10 @@ def main():
     ap.add_argument("--files", default="",
                     help="comma-separated files the program writes in its "
                          "working directory, compared with the reference's")
+    ap.add_argument("--ref-cache", default="",
+                    help="directory where the reference's output is kept for "
+                         "other tests with the same reference command (the "
+                         "twin rows of the two protocols): it is run once")
     ap.add_argument("cmd", nargs=argparse.REMAINDER,
                     help="-- command to checkpoint, kill and restart")
     a = ap.parse_args()
@@ -334,10 +383,18 @@ def main():
     ref_env = dict(os.environ, CCC_DIR=os.path.join(work, "ref"),
                    CCC_RESTART="never", CCC_INTERVAL="0", **mpi_env)
     ref_cwd = fresh_cwd(os.path.join(work, "ref.cwd"))
-    t0 = time.monotonic()
-    ref = subprocess.run(a.ref, shell=True, capture_output=True,
-                         timeout=a.timeout, env=ref_env, cwd=ref_cwd)
-    ref_time = time.monotonic() - t0
+    ref_key = ref_cache_key(a.ref, files)
+    cached = ref_cache_get(a.ref_cache, ref_key)
+    if cached:
+        ref = subprocess.CompletedProcess(a.ref, 0, cached[0], b"")
+        ref_time = cached[1]
+        print(f"[{a.name}] reference output reused from {a.ref_cache}",
+              flush=True)
+    else:
+        t0 = time.monotonic()
+        ref = subprocess.run(a.ref, shell=True, capture_output=True,
+                             timeout=a.timeout, env=ref_env, cwd=ref_cwd)
+        ref_time = time.monotonic() - t0
     if ref.returncode != 0:
         print(f"[{a.name}] FAIL: reference exited {ref.returncode}\n"
               f"{ref.stderr.decode(errors='replace')}")
@@ -345,6 +402,8 @@ def main():
     if not ref.stdout.strip():
         print(f"[{a.name}] FAIL: reference printed nothing to compare")
         return 1
+    if not cached:
+        ref_cache_put(a.ref_cache, ref_key, ref.stdout, ref_time)
 
     def trial_env(ckpt_dir):
         env = dict(os.environ, CCC_DIR=ckpt_dir, CCC_INTERVAL=a.interval,
