@@ -192,9 +192,11 @@ void commitWindowStart(CommitWindow &W) {
     W.Versions[I] = W.Versions[W.N - 1 - I];
     W.Versions[W.N - 1 - I] = T;
   }
-  // What the listing found outside the window goes now.
-  if (W.N)
-    commitWindowAdd(W, W.Versions[--W.N]);
+  // What the listing found outside the window (a job killed between a
+  // commit and the deletion of the record it pushed out) goes with this
+  // run's first commit, not now: a restart that is then refused (a file
+  // changed under it, a damaged image) leaves the directory as it found
+  // it, and one that falls back past the newest versions still has them.
 }
 
 void commitWindowAdd(CommitWindow &W, uint64_t V) {

@@ -91,7 +91,8 @@ struct CommitWindow {
   uint64_t *Versions = nullptr;
   size_t N = 0, Cap = 0;
 };
-// Seeds the window with the records in Dir (one listing, at start).
+// Seeds the window with the records in Dir (one listing, at start); those
+// beyond Keep are deleted at the next commitWindowAdd, not here.
 void commitWindowStart(CommitWindow &W);
 // Version V was just committed: adds it and deletes the records that left
 // the window (O(1) amortised).
