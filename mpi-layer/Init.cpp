@@ -408,6 +408,7 @@ int MPI_Finalize(void) {
   __ccc_pending = 0;
   if (Private != MPI_COMM_NULL)
     PMPI_Comm_free(&Private);
+  freeSelfComm();
   return PMPI_Finalize();
 }
 }

@@ -610,6 +610,12 @@ void countSent(MPI_Comm C, int Dest);
 void countReceived(MPI_Comm C, int Source);
 // A drained message matching (Source, Tag, C), removed from the list.
 Message *takePending(MPI_Comm C, int Source, int Tag, bool Remove);
+// Unpacks Bytes of packed data (MPI_Pack's form) into Count elements of
+// RealType at Buf, as a receive would: at most Count elements, the last
+// one possibly in part.
+void unpackBytes(const void *Data, size_t Bytes, void *Buf, int Count,
+                 MPI_Datatype RealType);
+void freeSelfComm(); // MPI_Finalize: unpackBytes' communicator
 // Copies M into the program's buffer and fills Status (may be ignore).
 int deliver(Message *M, void *Buf, int Count, MPI_Datatype Type,
             MPI_Status *Status);
@@ -706,9 +712,6 @@ void nbCollLog(MPI_Comm C, uint64_t Seq, const CollOutputs &O, bool OpenAtLine);
 // number of such requests whose outputs are still to be logged changes.
 void nbCollCompleted(Request &R);
 void nbCollPending(int Delta);
-// The bytes of Count elements of a real datatype if they are contiguous
-// and at most 4 KiB (small enough to copy), else -1.
-int contiguousBytes(int Count, MPI_Datatype RealType);
 // The size of one element of RealType if its bytes are contiguous, else -1.
 int elementBytesIfContiguous(MPI_Datatype RealType);
 // Called when a datatype is freed (its handle may be reused).

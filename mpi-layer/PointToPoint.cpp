@@ -16,6 +16,7 @@
 
 #include "../rt/Log.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ccc {
@@ -72,22 +73,50 @@ void fillStatus(MPI_Status *S, const Message *M) {
   PMPI_Status_set_elements_x(S, MPI_BYTE, (MPI_Count)M->Bytes);
 }
 
+// A communicator of this rank alone, for unpackBytes' partial elements (a
+// program's own messages to MPI_COMM_SELF must not meet the layer's).
+static MPI_Comm SelfComm = MPI_COMM_NULL;
+
+void unpackBytes(const void *Data, size_t Bytes, void *Buf, int Count,
+                 MPI_Datatype RealType) {
+  int Size;
+  PMPI_Type_size(RealType, &Size);
+  if (!Size || !Bytes || Count <= 0)
+    return;
+  size_t Fit = std::min(Bytes, (size_t)Size * Count);
+  int Whole = (int)(Fit / Size);
+  int Pos = 0;
+  if (Whole)
+    PMPI_Unpack(Data, (int)Fit, &Pos, Buf, Whole, RealType, Private);
+  if ((size_t)Pos == Fit)
+    return;
+  // A message may end inside an element (its type signature a prefix of
+  // the receive's), which MPI_Unpack does not take: MPI itself places the
+  // rest, sent as bytes to this rank and received as one element.
+  if (SelfComm == MPI_COMM_NULL)
+    PMPI_Comm_dup(MPI_COMM_SELF, &SelfComm);
+  MPI_Aint Lb, Extent;
+  PMPI_Type_get_extent(RealType, &Lb, &Extent);
+  PMPI_Sendrecv(static_cast<const char *>(Data) + Pos, (int)(Fit - Pos),
+                MPI_BYTE, 0, 0, static_cast<char *>(Buf) + Whole * Extent, 1,
+                RealType, 0, 0, SelfComm, MPI_STATUS_IGNORE);
+}
+
+void freeSelfComm() {
+  if (SelfComm != MPI_COMM_NULL)
+    PMPI_Comm_free(&SelfComm);
+}
+
 int deliver(Message *M, void *Buf, int Count, MPI_Datatype Type,
             MPI_Status *Status) {
   MPI_Datatype T = realType(Type);
   int Size;
   PMPI_Type_size(T, &Size);
   int R = MPI_SUCCESS;
-  size_t Fit = M->Bytes;
-  if ((size_t)Size * Count < M->Bytes) {
+  if ((size_t)Size * Count < M->Bytes)
     R = MPI_ERR_TRUNCATE;
-    Fit = (size_t)Size * Count;
-  }
-  // The bytes are the message's packed form; unpack whole elements.
-  int Elements = Size ? (int)(Fit / Size) : 0;
-  int Pos = 0;
-  if (Elements)
-    PMPI_Unpack(M->Data, (int)M->Bytes, &Pos, Buf, Elements, T, Private);
+  // The bytes are the message's packed form.
+  unpackBytes(M->Data, M->Bytes, Buf, Count, T);
   MPI_Status Local;
   MPI_Status *S = Status == MPI_STATUS_IGNORE ? &Local : Status;
   fillStatus(S, M);

@@ -9,7 +9,9 @@
 //   early    0 -> 1 (tag 2, and the release, tag 11): sent after 0's line,
 //            received before 1's; registered, and suppressed on restart;
 //   late     1 -> 0 (tag 1): sent before 1's line, received after 0's;
-//            logged with its data, replayed from the log;
+//            logged with its data, replayed from the log; also two of a
+//            strided datatype (tags 3 and 4), the first of them 3 doubles
+//            that end inside the receive's 4-double element;
 //   request  rank 0 posts a receive (tag 5) before its line that a late
 //            message completes after it: completed from the log on restart;
 //   wildcard 2 -> 0 (tags 7, 8) received with MPI_ANY_TAG: the choice is
@@ -44,6 +46,9 @@ int main(int argc, char **argv) {
   double Got, X, Sum, Mine = 1.0 + Rank;
   MPI_Request R;
   MPI_Status S;
+  MPI_Datatype Four; // 4 doubles, every other one
+  MPI_Type_vector(4, 1, 2, MPI_DOUBLE, &Four);
+  MPI_Type_commit(&Four);
   if (Rank == 0)
     MPI_Irecv(&X, 1, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD, &R);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -70,6 +75,15 @@ int main(int argc, char **argv) {
     take(Y + Fails);
     MPI_Recv(&Got, 1, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     take(Got);
+    for (int Tag = 3; Tag <= 4; ++Tag) {
+      double In[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      int Elements;
+      MPI_Recv(In, 1, Four, 1, Tag, MPI_COMM_WORLD, &S);
+      MPI_Get_elements(&S, MPI_DOUBLE, &Elements);
+      for (int I = 0; I < 8; ++I)
+        take(In[I] * (I + 1));
+      take(Elements);
+    }
     MPI_Wait(&R, MPI_STATUS_IGNORE);
     take(X);
     MPI_Send(&Go, 1, MPI_INT, 1, 11, MPI_COMM_WORLD); // release rank 1
@@ -80,6 +94,9 @@ int main(int argc, char **argv) {
     double Late = 11.5, Req = 17.25;
     MPI_Send(&Late, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
     MPI_Send(&Req, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
+    double Three[3] = {1.5, 2.5, 3.5}, Strided[8] = {4, -1, 5, -1, 6, -1, 7};
+    MPI_Send(Three, 3, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD);
+    MPI_Send(Strided, 1, Four, 0, 4, MPI_COMM_WORLD);
     int Go;
     MPI_Recv(&Go, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Allreduce(&Mine, &Sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -108,6 +125,7 @@ int main(int argc, char **argv) {
   MPI_Reduce(&Acc, &All, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (Rank == 0)
     printf("crossing_line: %a\n", All);
+  MPI_Type_free(&Four);
   MPI_Finalize();
   return 0;
 }
