@@ -25,6 +25,9 @@
 //   exchange BYTES 2 K REPS MED_US MIN_US
 //     ranks 0 and 1 swap BYTES with MPI_Irecv, MPI_Isend and MPI_Waitall:
 //     time per exchange, measured like the collectives below.
+//   column BYTES 2 K REPS MED_US MIN_US
+//     the same exchange of one MPI_Type_vector element: BYTES / 8 doubles,
+//     one per row of a grid 16 doubles wide (a halo column).
 //   site 0 NP K REPS MED_US MIN_US
 //     time per iteration of a loop whose body is a ccc_checkpoint() site
 //     (no checkpoint due; the plain build's loop has no site), every rank
@@ -159,39 +162,64 @@ static void pingpong(void) {
 
 //===-- Non-blocking exchange between ranks 0 and 1 -----------------------===//
 
-// The halo-exchange pattern: Irecv, Isend, Waitall, K times; returns the
-// time per exchange on ranks 0 and 1. Every request is an entry of the
-// layer's request table, so this is where its per-request work shows.
-static double exchanges(char *Out, char *In, int Bytes, int K) {
+// The halo-exchange pattern: Irecv, Isend, Waitall, K times, of Count
+// elements of Type; returns the time per exchange on ranks 0 and 1. Every
+// request is an entry of the layer's request table, so this is where its
+// per-request work shows.
+static double exchanges(void *Out, void *In, int Count, MPI_Datatype Type,
+                        int K) {
   MPI_Barrier(MPI_COMM_WORLD);
   double T0 = MPI_Wtime();
   if (Rank < 2) {
     MPI_Request Req[2];
     for (int I = 0; I < K; ++I) {
-      MPI_Irecv(In, Bytes, MPI_BYTE, 1 - Rank, 9, MPI_COMM_WORLD, &Req[0]);
-      MPI_Isend(Out, Bytes, MPI_BYTE, 1 - Rank, 9, MPI_COMM_WORLD, &Req[1]);
+      MPI_Irecv(In, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[0]);
+      MPI_Isend(Out, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[1]);
       MPI_Waitall(2, Req, MPI_STATUSES_IGNORE);
     }
   }
   return (MPI_Wtime() - T0) / K;
 }
 
-static void exchange(int Bytes) {
-  char *Out = buffer(Bytes), *In = buffer(Bytes);
+// Times exchanges of BYTES of data as Count elements of Type and prints
+// them as NAME.
+static void timeExchanges(const char *Name, void *Out, void *In, int Count,
+                          MPI_Datatype Type, int Bytes) {
   int K = calls(32.0 * (1 << 20), Bytes, 8, 1000);
   double *T = malloc(Reps * sizeof(double));
-  exchanges(Out, In, Bytes, K); // warm-up
+  exchanges(Out, In, Count, Type, K); // warm-up
   for (int R = 0; R < Reps; ++R) {
-    double Mine = exchanges(Out, In, Bytes, K), Slowest;
+    double Mine = exchanges(Out, In, Count, Type, K), Slowest;
     MPI_Reduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     T[R] = Slowest * 1e6;
   }
   if (Rank == 0) {
-    printf("exchange %d %d %d %d %.3f %.3f\n", Bytes, 2, K, Reps,
+    printf("%s %d %d %d %d %.3f %.3f\n", Name, Bytes, 2, K, Reps,
            median(T, Reps), minimum(T, Reps));
     fflush(stdout);
   }
   free(T);
+}
+
+static void exchange(int Bytes) {
+  char *Out = buffer(Bytes), *In = buffer(Bytes);
+  timeExchanges("exchange", Out, In, Bytes, MPI_BYTE, Bytes);
+  free(Out);
+  free(In);
+}
+
+// A halo column: Rows doubles, one per row of a row-major grid 16 doubles
+// wide, as one MPI_Type_vector element (non-contiguous data, as codes
+// split by columns send their halos).
+static void column(int Rows) {
+  enum { Width = 16 };
+  size_t Bytes = (size_t)Rows * Width * sizeof(double);
+  void *Out = buffer(Bytes), *In = buffer(Bytes);
+  MPI_Datatype Column;
+  MPI_Type_vector(Rows, 1, Width, MPI_DOUBLE, &Column);
+  MPI_Type_commit(&Column);
+  timeExchanges("column", Out, In, 1, Column, Rows * (int)sizeof(double));
+  MPI_Type_free(&Column);
   free(Out);
   free(In);
 }
@@ -483,6 +511,12 @@ int main(int argc, char **argv) {
       printf("# exchange BYTES 2 K REPS MED_US MIN_US\n");
     exchange(8);
     exchange(64 << 10);
+    if (Rank == 0)
+      printf("# column BYTES 2 K REPS MED_US MIN_US\n");
+    column(8);    // 64 B
+    column(64);   // 512 B
+    column(480);  // 3840 B
+    column(4096); // 32 KiB
   }
   if (Colls) {
     if (Rank == 0)

@@ -2,8 +2,9 @@
 # Overhead of ccc's MPI layer between checkpoints: the same pingpong.c built
 # plain (mpicc.<mpi> -O2) and with ccc (ckpt-cc --mpi=<mpi> -O2), run
 # alternately (plain, ccc, ccc, plain, ...) for several rounds under each MPI
-# whose layer is installed: ping-pong latency and bandwidth and a
-# non-blocking exchange at 2 ranks, Allreduce, Bcast and Alltoall, their
+# whose layer is installed: ping-pong latency and bandwidth, a non-blocking
+# exchange of bytes and of a strided halo column (MPI_Type_vector) at 2
+# ranks, Allreduce, Bcast and Alltoall, their
 # non-blocking forms (each followed by MPI_Wait) and the blocking and
 # non-blocking neighbourhood all-to-all on a periodic ring, at 2 and 4
 # ranks (4 oversubscribed on 2 cores).
@@ -111,7 +112,7 @@ table() {
       if ($10 + 0 > 0) PR[k, $1] = PR[k, $1] " " ($9 / $10)
       next
     }
-    $3 ~ /^(exchange|site|i?allreduce|i?bcast|i?alltoall|i?neighbor_alltoall)$/ { keep($3 " " $4 " " $5, $1, $8, $9) }
+    $3 ~ /^(exchange|column|site|i?allreduce|i?bcast|i?alltoall|i?neighbor_alltoall)$/ { keep($3 " " $4 " " $5, $1, $8, $9) }
     function size(b) {
       return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B"
     }
@@ -143,7 +144,7 @@ table() {
             size(f[2] + 8), lc / lp, L[order[i], "ccc"] / L[k2, "plain"]
         }
       }
-      printf "exchange (Irecv, Isend, Waitall between ranks 0 and 1) and collectives: time per call (us)\n"
+      printf "exchange (Irecv, Isend, Waitall between ranks 0 and 1; column: of one MPI_Type_vector halo column) and collectives: time per call (us)\n"
       printf "%-18s %9s %3s %17s %17s %15s\n", "call", "size", "np",
         "plain us [min]", "ccc us [min]", "ratio [of min]"
       for (i = 1; i <= nk; i++) {
@@ -175,7 +176,7 @@ table() {
       for (i = 1; i <= nk; i++) {
         split(order[i], f, " ")
         k = order[i]
-        if (f[1] == "pp" || f[1] == "site" || f[1] == "exchange") continue
+        if (f[1] == "pp" || f[1] == "site" || f[1] == "exchange" || f[1] == "column") continue
         npeers = f[1] ~ /alltoall$/ ? (f[1] ~ /neighbor/ ? 2 : f[3]) : 1
         total = f[2] * npeers
         if (total != 1048576 && f[2] != 8) continue
