@@ -86,9 +86,11 @@ inline int contiguousSize(MPI_Datatype Type) {
 }
 
 // The bytes of Count elements of Type if the message travels packed
-// (at most kPackMax, kPackMaxStrided if Type is not contiguous), else -1.
-inline int packedBytes(int Count, MPI_Datatype Type) {
+// (at most kPackMax, kPackMaxStrided if Type is not contiguous), else -1;
+// *Contiguous: whether Type is (one cache lookup per message).
+inline int packedBytes(int Count, MPI_Datatype Type, bool *Contiguous) {
   const TypeShape &E = shapeOf(Type);
+  *Contiguous = E.Contiguous;
   if (Count < 0 ||
       (int64_t)Count * E.Size > (E.Contiguous ? kPackMax : kPackMaxStrided))
     return -1;
@@ -97,8 +99,8 @@ inline int packedBytes(int Count, MPI_Datatype Type) {
 
 // Count elements of Type at Buf, N bytes (packedBytes), to Out.
 inline void packData(char *Out, const void *Buf, int Count, MPI_Datatype Type,
-                     int N) {
-  if (shapeOf(Type).Contiguous) {
+                     int N, bool Contiguous) {
+  if (Contiguous) {
     memcpy(Out, Buf, N);
     return;
   }
@@ -126,18 +128,19 @@ void stripHeader(MPI_Status &S) {
 }
 
 // A packed message (Msg: header, then data) to the program's buffer of
-// Count elements of Type (packedBytes of them: N); strips the header from
-// the status. A truncated message's status may count more than arrived
-// (Open MPI counts what was sent), so at most N bytes are unpacked.
+// Count elements of Type (packedBytes of them: N; Contiguous as it said);
+// strips the header from the status. A truncated message's status may count
+// more than arrived (Open MPI counts what was sent), so at most N bytes are
+// unpacked.
 void unpackReceived(const char *Msg, void *Buf, int Count, MPI_Datatype Type,
-                    int N, MPI_Status &S) {
+                    int N, bool Contiguous, MPI_Status &S) {
   MPI_Count Bytes = statusBytes(S);
   if (Bytes < kHeaderBytes)
     headerMissing(S);
   MPI_Count Data = Bytes - kHeaderBytes;
   if (Data > N)
     Data = N;
-  if (Data && shapeOf(Type).Contiguous)
+  if (Data && Contiguous)
     memcpy(Buf, Msg + kHeaderBytes, Data);
   else if (Data)
     unpackBytes(Msg + kHeaderBytes, Data, Buf, Count, Type);
@@ -425,10 +428,11 @@ int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
   if (suppress(W))
     return MPI_SUCCESS;
   int R;
-  if (int N = packedBytes(Count, RT); N >= 0) {
+  bool Contiguous;
+  if (int N = packedBytes(Count, RT, &Contiguous); N >= 0) {
     alignas(8) char Msg[kHeaderBytes + kPackMax];
     fillHeader(reinterpret_cast<uint32_t *>(Msg), W);
-    packData(Msg + kHeaderBytes, Buf, Count, RT, N);
+    packData(Msg + kHeaderBytes, Buf, Count, RT, N, Contiguous);
     R = Fns[Kind](Msg, kHeaderBytes + N, MPI_BYTE, Dest, Tag, RC);
   } else {
     uint32_t Hdr[2];
@@ -457,6 +461,7 @@ int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
   R->Comm = C;
   int W = Dest == MPI_PROC_NULL ? -1 : worldRank(C, Dest);
   int Err;
+  bool Contiguous;
   if (W < 0) {
     R->Raw = true;
     Err = Fns[Kind](Buf, Count, RT, Dest, Tag, RC, &R->Real);
@@ -464,13 +469,13 @@ int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
     R->Done = true;
     R->Status.MPI_ERROR = MPI_SUCCESS;
     Err = MPI_SUCCESS;
-  } else if (int N = packedBytes(Count, RT); N >= 0) {
+  } else if (int N = packedBytes(Count, RT, &Contiguous); N >= 0) {
     // The block lives until the request is released.
     auto *Msg = static_cast<char *>(saved(kHeaderBytes + N));
     R->Hdr = reinterpret_cast<uint32_t *>(Msg);
     R->Packed = true;
     fillHeader(R->Hdr, W);
-    packData(Msg + kHeaderBytes, Buf, Count, RT, N);
+    packData(Msg + kHeaderBytes, Buf, Count, RT, N, Contiguous);
     Err = Fns[Kind](Msg, kHeaderBytes + N, MPI_BYTE, Dest, Tag, RC, &R->Real);
     if (Err == MPI_SUCCESS)
       L->SentEp[W]++;
@@ -512,11 +517,12 @@ int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
   if (Message *M = resolve(Op, C, &Src, &Tag))
     return deliver(M, Buf, Count, Type, Status);
   int R;
-  if (int N = packedBytes(Count, RT); N >= 0) {
+  bool Contiguous;
+  if (int N = packedBytes(Count, RT, &Contiguous); N >= 0) {
     alignas(8) char Msg[kHeaderBytes + kPackMax];
     R = PMPI_Recv(Msg, kHeaderBytes + N, MPI_BYTE, Src, Tag, realComm(C), S);
     if (messageArrived(R)) {
-      unpackReceived(Msg, Buf, Count, RT, N, *S);
+      unpackReceived(Msg, Buf, Count, RT, N, Contiguous, *S);
       classify(reinterpret_cast<uint32_t *>(Msg), C, PSrc, PTag, Op, *S,
                nullptr, 0, Buf, Type);
     }
@@ -548,7 +554,8 @@ void postReceive(Request &R) {
                &R.Real);
     return;
   }
-  if (int N = packedBytes(R.Count, realType(R.Type)); N >= 0) {
+  bool Contiguous;
+  if (int N = packedBytes(R.Count, realType(R.Type), &Contiguous); N >= 0) {
     __ccc_free(R.Hdr);
     R.Hdr = static_cast<uint32_t *>(saved(kHeaderBytes + N));
     R.Packed = true;
@@ -594,8 +601,10 @@ void nbCompleted(Request &R, MPI_Status &S) {
     return;
   if (R.Packed) {
     MPI_Datatype RT = realType(R.Type);
-    unpackReceived(reinterpret_cast<char *>(R.Hdr), R.Buf, R.Count, RT,
-                   packedBytes(R.Count, RT), S);
+    bool Contiguous;
+    int N = packedBytes(R.Count, RT, &Contiguous);
+    unpackReceived(reinterpret_cast<char *>(R.Hdr), R.Buf, R.Count, RT, N,
+                   Contiguous, S);
   } else
     stripHeader(S);
   classify(headerOf(R), R.Comm, R.Peer, R.Tag, R.Op, S, nullptr, 0, R.Buf,
