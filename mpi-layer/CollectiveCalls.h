@@ -13,6 +13,7 @@
 #include "Layer.h"
 
 #include <cstring>
+#include <new>
 
 namespace ccc {
 namespace mpi {
@@ -132,6 +133,8 @@ inline int runCollective(MPI_Comm C, O Outputs, F Native) {
 // program may keep them only until the call completes; Fortran's are
 // temporaries).
 void keepOutputs(Request &R, const CollOutputs &O);
+// The same for the outputs already in R.Outs (their arrays, if any).
+void keepOutputArrays(Request &R);
 
 // A non-blocking collective: a request of the layer's table, whose real
 // request Native(MPI_Request *) starts. Types, if not null, are NTypes real
@@ -150,7 +153,12 @@ int startCollective(MPI_Comm C, O Outputs, MPI_Request *Out, F Native,
     // (then they are logged when it completes).
     CollCount *K = collCounter(C);
     R->CollSeq = K ? K->N++ : 0;
-    keepOutputs(*R, Outputs());
+    // Made in place: a copy read back whole after the narrower stores that
+    // made it stalls (store forwarding), a tenth of a small collective.
+    ::new (&R->Outs) CollOutputs(Outputs());
+    R->HasOuts = true;
+    if (R->Outs.S > CollOutputs::One)
+      keepOutputArrays(*R);
   } else if (NonBlocking) {
     CollOutputs Outs = Outputs();
     uint64_t Seq = 0;

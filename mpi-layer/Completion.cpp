@@ -28,20 +28,22 @@ void completeEmpty(Request &R) {
   emptyStatus(R.Status);
 }
 
-// Completion of a request MPI finished: count a receive.
-static void completed(Request &R, const MPI_Status &Real) {
-  MPI_Status S = Real;
-  if (NonBlocking && R.Kind == ReqKind::Recv)
-    nbCompleted(R, S);
-  if (NonBlocking && R.LogIt)
-    nbCollCompleted(R);
+// Completion of a request MPI finished, its status already in R.Status
+// (MPI writes it there: a copy read back whole right after MPI's narrower
+// stores would stall the wait of every small message): count a receive.
+static void completed(Request &R) {
+  if (NonBlocking) {
+    if (R.Kind == ReqKind::Recv)
+      nbCompleted(R, R.Status);
+    if (R.LogIt)
+      nbCollCompleted(R);
+  }
   if (R.NewComm)
     idupCompleted(R);
   R.Done = true;
   R.Real = MPI_REQUEST_NULL;
-  R.Status = S;
-  if (R.Kind == ReqKind::Recv && !statusCancelled(S))
-    countReceived(R.Comm, S.MPI_SOURCE);
+  if (R.Kind == ReqKind::Recv && !statusCancelled(R.Status))
+    countReceived(R.Comm, R.Status.MPI_SOURCE);
 }
 
 // Tests one request; true if complete (then Status is set).
@@ -49,28 +51,28 @@ static bool testOne(Request &R) {
   if (R.Done)
     return true;
   int Flag = 0;
-  MPI_Status S;
-  S.MPI_ERROR = MPI_SUCCESS; // single completions leave it unset
-  PMPI_Test(&R.Real, &Flag, &S);
+  R.Status.MPI_ERROR = MPI_SUCCESS; // single completions leave it unset
+  PMPI_Test(&R.Real, &Flag, &R.Status);
   if (Flag)
-    completed(R, S);
+    completed(R);
   return Flag;
 }
 
-static void waitOne(Request &R) {
+// Inlined: MPI_Wait on a small message is mostly the layer's calls.
+[[gnu::always_inline]] static inline void waitOne(Request &R) {
   if (R.Done)
     return;
   if (pollWhileCheckpointOpen([&] { return testOne(R); }))
     return;
-  MPI_Status S;
-  S.MPI_ERROR = MPI_SUCCESS; // single completions leave it unset
-  PMPI_Wait(&R.Real, &S);
-  completed(R, S);
+  R.Status.MPI_ERROR = MPI_SUCCESS; // single completions leave it unset
+  PMPI_Wait(&R.Real, &R.Status);
+  completed(R);
 }
 
 // Hands a finished request's status to the program and frees it; a
 // persistent one becomes inactive (and keeps its handle).
-static int finish(MPI_Request *H, Request &R, MPI_Status *Status) {
+[[gnu::always_inline]] static inline int finish(MPI_Request *H, Request &R,
+                                                MPI_Status *Status) {
   if (Status != MPI_STATUS_IGNORE)
     *Status = R.Status;
   int Err = R.Kind == ReqKind::Recv ? R.Status.MPI_ERROR : MPI_SUCCESS;
@@ -79,7 +81,7 @@ static int finish(MPI_Request *H, Request &R, MPI_Status *Status) {
     emptyStatus(R.Status);
     return Err == MPI_ERR_IN_STATUS ? MPI_SUCCESS : Err;
   }
-  releaseRequest(*H);
+  releaseSlot(R);
   *H = MPI_REQUEST_NULL;
   return Err == MPI_ERR_IN_STATUS ? MPI_SUCCESS : Err;
 }
@@ -97,12 +99,9 @@ extern "C" {
 //===-- Completion --------------------------------------------------------===//
 
 int MPI_Wait(MPI_Request *H, MPI_Status *Status) {
-  if (Bypass)
-    return PMPI_Wait(H, Status);
-  if (*H == MPI_REQUEST_NULL)
-    return PMPI_Wait(H, Status);
-  Request *R = request(*H);
-  if (!R)
+  // Null and MPI's own handles (not the layer's) go straight to MPI.
+  Request *R;
+  if (Bypass || !(R = request(*H)))
     return PMPI_Wait(H, Status);
   waitOne(*R);
   return finish(H, *R, Status);
@@ -234,10 +233,12 @@ static int waitanyLive(int N, MPI_Request Hs[], int *Index,
     }
     int Got;
     MPI_Status S;
+    S.MPI_ERROR = MPI_SUCCESS; // a single completion leaves it unset
     PMPI_Waitany(N, Real, &Got, &S);
     if (Got != MPI_UNDEFINED) {
       Request *R = request(Hs[Got]);
-      completed(*R, S);
+      R->Status = S;
+      completed(*R);
     }
     scratchFree(Real);
   }

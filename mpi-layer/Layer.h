@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 extern "C" {
@@ -566,8 +567,38 @@ void replayErrhandlers(uint32_t NObjs);
 void replayNames();
 
 // Request table.
-MPI_Request newRequest(ReqKind Kind, Request **Out);
-Request *request(MPI_Request R);
+// Slot I, free, becomes a request of Kind: all its fields zero but these.
+inline MPI_Request takeSlot(uint32_t I, ReqKind Kind, Request **Out) {
+  L->FreeReqHint = I + 1;
+  Request &R = L->Reqs[I];
+  memset(&R, 0, sizeof(R));
+  R.InUse = true;
+  R.Kind = Kind;
+  R.Real = MPI_REQUEST_NULL;
+  *Out = &R;
+  return encodeHandle<MPI_Request>(kHandleReq, I);
+}
+// A free slot of the table, found past the hint (and the table grown if
+// none is left).
+MPI_Request newRequestGrow(ReqKind Kind, Request **Out);
+// A new request of Kind: *Out is its slot, valid until the next new one.
+// Inline for the common case, the slot at the hint free (every request so
+// far released in turn).
+inline MPI_Request newRequest(ReqKind Kind, Request **Out) {
+  uint32_t I = L->FreeReqHint;
+  if (__builtin_expect(I < L->NReqs && !L->Reqs[I].InUse, 1))
+    return takeSlot(I, Kind, Out);
+  return newRequestGrow(Kind, Out);
+}
+// The slot of handle H, or null if H is not one of the layer's requests in
+// use. Inline: every completion call starts here.
+inline Request *request(MPI_Request H) {
+  uint32_t I;
+  if (!L || !decodeHandle(H, kHandleReq, &I) || I >= L->NReqs ||
+      !L->Reqs[I].InUse)
+    return nullptr;
+  return &L->Reqs[I];
+}
 uint32_t *headerOf(Request &R);
 void releaseRequest(MPI_Request R);
 // A request the program may complete (in use, and not an inactive

@@ -21,6 +21,11 @@ static size_t round8(size_t N) { return (N + 7) & ~(size_t)7; }
 
 void keepOutputs(Request &R, const CollOutputs &O) {
   R.Outs = O;
+  keepOutputArrays(R);
+}
+
+void keepOutputArrays(Request &R) {
+  const CollOutputs &O = R.Outs;
   R.HasOuts = true;
   bool Arrays = O.S == CollOutputs::Blocks || O.S == CollOutputs::BlocksW ||
                 O.S == CollOutputs::BlocksWA;

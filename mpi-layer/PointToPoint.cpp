@@ -127,7 +127,7 @@ int deliver(Message *M, void *Buf, int Count, MPI_Datatype Type,
 
 //===-- Requests ----------------------------------------------------------===//
 
-MPI_Request newRequest(ReqKind Kind, Request **Out) {
+MPI_Request newRequestGrow(ReqKind Kind, Request **Out) {
   uint32_t I = L->FreeReqHint;
   while (I < L->NReqs && L->Reqs[I].InUse)
     ++I;
@@ -143,22 +143,7 @@ MPI_Request newRequest(ReqKind Kind, Request **Out) {
     }
     ++L->NReqs;
   }
-  L->FreeReqHint = I + 1;
-  Request &R = L->Reqs[I];
-  memset(&R, 0, sizeof(R));
-  R.InUse = true;
-  R.Kind = Kind;
-  R.Real = MPI_REQUEST_NULL;
-  *Out = &R;
-  return encodeHandle<MPI_Request>(kHandleReq, I);
-}
-
-Request *request(MPI_Request H) {
-  uint32_t I;
-  if (!L || !decodeHandle(H, kHandleReq, &I) || I >= L->NReqs ||
-      !L->Reqs[I].InUse)
-    return nullptr;
-  return &L->Reqs[I];
+  return takeSlot(I, Kind, Out);
 }
 
 uint32_t *headerOf(Request &R) {
