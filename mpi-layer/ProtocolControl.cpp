@@ -58,6 +58,10 @@ bool AllSeen;
 CtrlCounts Counts;
 uint32_t ForwardedEpoch; // highest LOGGED this rank sent up (rank 0: decided)
 uint32_t StopEpoch;      // ALL said the job stops once this one is committed
+// Rank 0: the versions it decided never to commit (0: none). A rank that
+// finished takes no later checkpoint, so none after the first is
+// committed: they are a range.
+uint64_t AbandonedFirst, AbandonedLast;
 
 namespace {
 
@@ -354,17 +358,14 @@ void onLogged(int From, uint32_t E, Outcome O, int Finisher) {
 
 // Rank 0: version V will never be committed because rank Finisher ended
 // the program without taking it. Nothing was lost (the program finished),
-// so the job log says nothing at the default verbosity; the other ranks'
-// images and logs of V are deleted (every rank reported, none writes them
-// any more), so no uncommitted version stays behind.
+// so the job log says nothing at the default verbosity. Every rank deletes
+// its own image and log of V at the end of ctrlFinish (every rank
+// reported, none writes them any more), so no uncommitted version stays
+// behind and rank 0 does not unlink 2P files alone.
 void abandonVersion(uint64_t V, int Finisher) {
-  char Path[kPathMax];
-  for (int Q = 0; Q < L->Size; ++Q) {
-    imagePath(Path, imageDir(), storeName(), V, Q);
-    unlink(Path);
-    logPath(Path, imageDir(), storeName(), V, Q);
-    unlink(Path);
-  }
+  if (!AbandonedFirst)
+    AbandonedFirst = V;
+  AbandonedLast = V;
   CCC_INFO("checkpoint %llu abandoned: rank %d reached MPI_Finalize before "
            "taking it; the program finished, the previous committed "
            "checkpoint is kept",
@@ -480,7 +481,24 @@ void ctrlFinish() {
   for (int I = 0; I < NSends; ++I)
     if (Sends[I].Req != MPI_REQUEST_NULL)
       PMPI_Wait(&Sends[I].Req, MPI_STATUS_IGNORE);
-  PMPI_Barrier(Ctrl);
+  // Rank 0 has decided every version (its ctrlOpen ended): those it
+  // abandoned, if any, go to every rank, which deletes its own files of
+  // them. A broadcast where a barrier was: the ranks wait for rank 0 as
+  // before, and none unlinks more than its own files.
+  uint64_t Range[2] = {0, 0};
+  if (L->Rank == 0) {
+    Range[0] = AbandonedFirst;
+    Range[1] = AbandonedLast;
+  }
+  PMPI_Bcast(Range, 2, MPI_UINT64_T, 0, Ctrl);
+  for (uint64_t V = Range[0]; V && V <= Range[1]; ++V) {
+    char Path[kPathMax];
+    imagePath(Path, imageDir(), storeName(), V, L->Rank);
+    unlink(Path);
+    logPath(Path, imageDir(), storeName(), V, L->Rank);
+    unlink(Path);
+  }
+  AbandonedFirst = AbandonedLast = 0;
   PMPI_Comm_free(&Ctrl);
 }
 
