@@ -24,7 +24,6 @@
 #include "Layer.h"
 
 #include "../rt/Config.h"
-#include "../rt/ImageFormat.h"
 #include "../rt/Log.h"
 #include "../rt/Parallel.h"
 #include "../rt/Store.h"
@@ -388,18 +387,6 @@ bool partnerCopy(const char *Path, char *Why, size_t Cap) {
   return false;
 }
 
-// The oldest version the image at Path (of version V) refers to: V for a
-// full image, 0 if its header cannot be read (then every older image may
-// be needed).
-uint64_t chainBaseAt(const char *Path, uint64_t V) {
-  ImageHeader H;
-  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
-  bool Ok = Fd >= 0 && pread(Fd, &H, sizeof(H), 0) == (ssize_t)sizeof(H);
-  if (Fd >= 0)
-    close(Fd);
-  return !Ok ? 0 : H.ChainBase <= V ? H.ChainBase : V;
-}
-
 // CCC_FLUSH_EVERY: a file of a version that is a multiple of it also goes to
 // the shared CCC_DIR, with (an image) the older images of its rank that it
 // refers to and that are not there yet. Pruning keeps the newest such
@@ -417,7 +404,7 @@ bool flushCopy(const char *Path, char *Why, size_t Cap) {
     return true;
   uint64_t Base = V;
   if (Kind == 'i')
-    if (uint64_t B = chainBaseAt(Path, V))
+    if (uint64_t B = imageChainBase(Path, V, 0))
       Base = B;
   char Src[kPathMax], Dst[kPathMax];
   struct stat St;
@@ -449,7 +436,7 @@ namespace {
 struct FileEntry {
   uint64_t Version;
   uint64_t Size;
-  uint64_t ChainBase; // an image's oldest version it refers to (chainBaseAt)
+  uint64_t ChainBase; // an image's oldest version it refers to (imageChainBase)
   uint32_t Rank;
   int32_t Host; // filled in from the lister's host
   char Kind;    // 'i' image, 'l' log
@@ -475,7 +462,7 @@ int listFiles(const char *Dir, uint64_t Newest, FileEntry *Out, int Max) {
     if (stat(P, &St) != 0 || N == Max)
       continue;
     F.Size = St.st_size;
-    F.ChainBase = F.Kind == 'i' ? chainBaseAt(P, F.Version) : F.Version;
+    F.ChainBase = F.Kind == 'i' ? imageChainBase(P, F.Version, 0) : F.Version;
     Out[N++] = F;
   }
   closedir(D);

@@ -6,12 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "RankPruning.h"
 
-#include "ImageFormat.h"
 #include "Store.h"
 
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,20 +26,6 @@ bool hasCommit(const char *Dir, const char *Name, uint64_t V) {
   return stat(P, &St) == 0;
 }
 
-// The chain base an image's header names, capped at its version; 0 if the
-// header cannot be read (then every older image may be needed); V + 1 if
-// there is no such file (nothing to keep for it).
-uint64_t headerChainBase(const char *Path, uint64_t V) {
-  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
-  if (Fd < 0)
-    return V + 1;
-  ImageHeader H;
-  bool Ok = pread(Fd, &H, sizeof(H), 0) == (ssize_t)sizeof(H) &&
-            !memcmp(H.Magic, kImageMagic, sizeof(H.Magic)) && H.Version == V;
-  close(Fd);
-  return !Ok ? 0 : H.ChainBase <= V ? H.ChainBase : V;
-}
-
 void rememberBase(RankFiles &F, uint64_t V, uint64_t Base) {
   for (RankFiles::Base &B : F.Bases)
     if (B.Version == V) {
@@ -52,14 +36,16 @@ void rememberBase(RankFiles &F, uint64_t V, uint64_t Base) {
   F.NextSlot = (F.NextSlot + 1) % RankFiles::kBases;
 }
 
-// The chain base of the rank's image of V in Dir (see headerChainBase).
+// The chain base of the rank's image of V in Dir: 0 if its header cannot
+// be read (every older image may be needed), V + 1 if there is no such
+// file (nothing to keep for it).
 uint64_t chainBaseOf(RankFiles &F, const char *Dir, uint64_t V) {
   for (const RankFiles::Base &B : F.Bases)
     if (B.Version == V && V)
       return B.ChainBase;
   char P[kPathMax];
   imagePath(P, Dir, F.Name, V, F.Rank);
-  uint64_t Base = headerChainBase(P, V);
+  uint64_t Base = imageChainBase(P, V, V + 1);
   if (Base && Base <= V)
     rememberBase(F, V, Base);
   return Base;
@@ -166,8 +152,22 @@ void rankFilesPrune(RankFiles &F, uint64_t Newest) {
   // The host's directory holds partner copies of other ranks' files too:
   // listed (O(files on the host)), with the committed versions as found
   // here rather than by a listing of Dir.
-  if (uint64_t Oldest = keptFrom(F, Newest))
-    pruneImages(F.ImageDir, F.Name, Oldest, F.Tip);
+  uint64_t Low = F.Floor;
+  if (uint64_t Oldest = keptFrom(F, Newest)) {
+    // Guarded as the shared directory's pruning is: a version whose commit
+    // record is still there (rank 0 has not dropped it yet, or was killed
+    // before it could) keeps its files, and is looked at again next time.
+    // Not the newest flushed version, whose record stays on purpose: its
+    // files are in Dir (pruneFlushed).
+    uint64_t Bound = Oldest;
+    for (uint64_t V = Low; V < Oldest; ++V)
+      if (!(F.FlushEvery && V % F.FlushEvery == 0) &&
+          hasCommit(F.Dir, F.Name, V)) {
+        Bound = F.Floor = V;
+        break;
+      }
+    pruneImages(F.ImageDir, F.Name, Bound, F.Tip);
+  }
   if (F.FlushEvery)
     pruneFlushed(F, Newest);
 }

@@ -14,12 +14,11 @@
 // version whose record it still sees), a crash never leaves a committed
 // version without its images, as with a single pruner.
 //
-// That guard covers the shared directory. A host's directory under
-// CCC_LOCAL_DIR is pruned by listing it, as before this split, without
-// it: a crash between a commit and rank 0's deletion of the record that
-// left CCC_KEEP can leave that record with some of its node-local files
-// gone. It is older than CCC_KEEP restorable versions, so a restart only
-// reaches it if they all fail, and then refuses it with the reason.
+// The same guard covers a host's directory under CCC_LOCAL_DIR, pruned by
+// listing it (it holds partner copies of other ranks' files): the bound is
+// the oldest version below the CCC_KEEP window whose record a rank still
+// sees, except the newest flushed version (CCC_FLUSH_EVERY), whose record
+// stays on purpose and whose files are in CCC_DIR.
 //
 // What a rank has deleted is a low-water mark per kind of file: every one
 // of its files below it is gone. Each prune deletes from the mark up to the
@@ -51,7 +50,8 @@ struct RankFiles {
   // logs in ImageDir (Dir shared), or those flushed to Dir (NodeLocal).
   uint64_t LowImage = 0, LowLog = 0;
   // No version below this one is to be kept: the oldest kept version the
-  // last prune found (the Keep-th newest committed one only moves up).
+  // last prune found (the Keep-th newest committed one only moves up), or
+  // (NodeLocal) an older one whose commit record was still there.
   uint64_t Floor = 1;
   // Chain bases of this rank's images (the oldest image each refers to),
   // as written or read from a header, for the newest few versions.

@@ -287,14 +287,15 @@ int64_t commitTime(const char *Dir, const char *Name, uint64_t Version) {
   return stat(Path, &St) == 0 ? (int64_t)St.st_mtime : -1;
 }
 
-// The oldest version image Dir/File refers to, or 0 if its header cannot
-// be read (then pruning keeps everything: nothing a restart might need is
-// deleted).
-static uint64_t chainBaseOf(const char *Dir, const char *File) {
-  char P[kPathMax];
-  snprintf(P, sizeof(P), "%s/%s", Dir, File);
-  ImageReader R;
-  return R.open(P) ? R.header().ChainBase : 0;
+uint64_t imageChainBase(const char *Path, uint64_t V, uint64_t IfMissing) {
+  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return errno == ENOENT ? IfMissing : 0;
+  ImageHeader H;
+  bool Ok = pread(Fd, &H, sizeof(H), 0) == (ssize_t)sizeof(H) &&
+            !memcmp(H.Magic, kImageMagic, sizeof(H.Magic)) && H.Version == V;
+  close(Fd);
+  return !Ok ? 0 : H.ChainBase <= V ? H.ChainBase : V;
 }
 
 void pruneImages(const char *ImageDir, const char *Name, uint64_t Oldest,
@@ -307,7 +308,9 @@ void pruneImages(const char *ImageDir, const char *Name, uint64_t Oldest,
                    [&](const char *File, uint64_t Ver, char Kind) {
                      if (Kind != 'i' || Ver < Oldest)
                        return;
-                     uint64_t Base = chainBaseOf(ImageDir, File);
+                     char P[kPathMax];
+                     snprintf(P, sizeof(P), "%s/%s", ImageDir, File);
+                     uint64_t Base = imageChainBase(P, Ver, 0);
                      if (Base < OldestImage)
                        OldestImage = Base;
                    });

@@ -72,6 +72,10 @@ bool commitProtocol(const char *Dir, const char *Name, uint64_t Version,
 // program's pruning (an MPI job's is spread over its ranks: RankPruning.h).
 void pruneVersions(const char *Dir, const char *ImageDir, const char *Name,
                    int Keep);
+// The oldest version the image at Path, of version V, refers to (V for a
+// full image); 0 if its header cannot be read or is not V's (then every
+// older image may be needed); IfMissing if there is no such file.
+uint64_t imageChainBase(const char *Path, uint64_t V, uint64_t IfMissing);
 // Deletes the images and logs in ImageDir (of every rank) older than
 // version Oldest, except images that one of version Oldest or newer refers
 // to, or older than Tip (if not 0).

@@ -240,6 +240,44 @@ static void flushed(const char *Shared, const char *Local) {
   CHECK(hasCommit(Shared, 4) && hasCommit(Shared, 6) && hasCommit(Shared, 7));
 }
 
+static void hostDirectory(const char *Shared, const char *Local) {
+  // A host's directory (CCC_LOCAL_DIR) with full images and logs 1..5 of
+  // two ranks (a partner copy of rank 1's among them). Records 2..4 in
+  // CCC_DIR: with CCC_KEEP=2 the window is 3 and 4; 2's record is still
+  // there (rank 0 has not dropped it yet), so its files stay.
+  for (uint64_t V = 1; V <= 5; ++V)
+    for (uint32_t R = 0; R < 2; ++R) {
+      writeImageFile(Local, V, R, V);
+      writeLog(Local, V, R);
+    }
+  writeCommits(Shared, 2, 4);
+  RankFiles F = rankFiles(Shared, Local, 0, 2);
+  F.NodeLocal = true;
+  rankFilesStart(F, 1, 0);
+  rankFilesPrune(F, 5);
+  CHECK(!hasImage(Local, 1, 0) && !hasLog(Local, 1, 0));
+  CHECK(hasImage(Local, 2, 0) && hasLog(Local, 2, 0));
+  for (uint64_t V = 3; V <= 5; ++V)
+    CHECK(hasImage(Local, V, 0) && hasLog(Local, V, 0));
+  // Once the record is gone, the next prune deletes version 2's files.
+  removeCommit(Shared, 2);
+  rankFilesPrune(F, 5);
+  CHECK(!hasImage(Local, 2, 0) && !hasLog(Local, 2, 0));
+  CHECK(hasImage(Local, 3, 0) && hasLog(Local, 3, 0));
+  // The newest flushed version's record stays on purpose (CCC_FLUSH_EVERY=
+  // 3, records 3, 5 and 6): it does not hold back the host's files.
+  writeCommits(Shared, 5, 6);
+  removeCommit(Shared, 4);
+  for (uint32_t R = 0; R < 2; ++R) {
+    writeImageFile(Local, 6, R, 6);
+    writeLog(Local, 6, R);
+  }
+  F.FlushEvery = 3;
+  rankFilesPrune(F, 6);
+  CHECK(!hasImage(Local, 3, 0) && !hasImage(Local, 4, 0));
+  CHECK(hasImage(Local, 5, 0) && hasImage(Local, 6, 0));
+}
+
 static void makeDir(char *Template) { CHECK(mkdtemp(Template) != nullptr); }
 
 static void removeDir(const char *Dir) {
@@ -254,13 +292,16 @@ int main() {
   char Tip[] = "/tmp/ccc-prune-tip-XXXXXX";
   char Flush[] = "/tmp/ccc-prune-flush-XXXXXX";
   char Local[] = "/tmp/ccc-prune-local-XXXXXX";
-  for (char *D : {Window, Shared, Tip, Flush, Local})
+  char Host[] = "/tmp/ccc-prune-host-XXXXXX";
+  char HostShared[] = "/tmp/ccc-prune-hostshared-XXXXXX";
+  for (char *D : {Window, Shared, Tip, Flush, Local, Host, HostShared})
     makeDir(D);
   commitWindow(Window);
   sharedDirectory(Shared);
   tipStays(Tip);
   flushed(Flush, Local);
-  for (const char *D : {Window, Shared, Tip, Flush, Local})
+  hostDirectory(HostShared, Host);
+  for (const char *D : {Window, Shared, Tip, Flush, Local, Host, HostShared})
     removeDir(D);
   if (Failures)
     fprintf(stderr, "%d check(s) failed\n", Failures);
