@@ -53,26 +53,20 @@ inline CollOutputs typedOutputs(void *Buf, int N, const int *Counts,
   return O;
 }
 
-inline int commSize(MPI_Comm C) {
-  int N;
-  PMPI_Comm_size(realComm(C), &N);
-  return N;
-}
-// (MPI_COMM_WORLD's answers are known: a non-blocking collective's outputs
-// are described at every call, so its common case asks MPI nothing.)
+// (MPI_COMM_WORLD's answers are known, and another communicator's are
+// asked of MPI once: a non-blocking collective's outputs are described at
+// every call, so its common case asks MPI nothing.)
 inline int commRank(MPI_Comm C) {
   if (C == MPI_COMM_WORLD)
     return L->Rank;
-  int R;
-  PMPI_Comm_rank(realComm(C), &R);
-  return R;
+  Object::CommFacts Scratch;
+  return commFacts(C, Scratch).Rank;
 }
 inline bool isInterComm(MPI_Comm C) {
   if (C == MPI_COMM_WORLD)
     return false;
-  int Inter = 0;
-  PMPI_Comm_test_inter(realComm(C), &Inter);
-  return Inter;
+  Object::CommFacts Scratch;
+  return commFacts(C, Scratch).Inter;
 }
 // How many blocks a rank receives in a gather or all-to-all pattern: one
 // from each process of the group that sends, C's own or, on an
@@ -80,12 +74,8 @@ inline bool isInterComm(MPI_Comm C) {
 inline int peerCount(MPI_Comm C) {
   if (C == MPI_COMM_WORLD)
     return L->Size;
-  int N;
-  if (isInterComm(C))
-    PMPI_Comm_remote_size(realComm(C), &N);
-  else
-    PMPI_Comm_size(realComm(C), &N);
-  return N;
+  Object::CommFacts Scratch;
+  return commFacts(C, Scratch).Peers;
 }
 // Whether this rank is a rooted collective's root: Root is its rank, or
 // MPI_ROOT on an inter-communicator.

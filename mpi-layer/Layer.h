@@ -171,6 +171,16 @@ struct Object {
   bool Fortran;
   // Files (FileOpen): what a restart needs beyond the recipe (Files.cpp).
   struct FileState *Fs;
+  // Communicators: what a collective's outputs depend on, asked of MPI at
+  // the first call that needs it (commFacts, Objects.cpp) rather than at
+  // every non-blocking collective (two or three MPI calls each). None of
+  // it changes in a communicator's life, nor across a restart.
+  struct CommFacts {
+    bool Known, Inter;
+    int Rank;    // in the local group
+    int Peers;   // the group that sends to it: its own, or the remote one
+    int In, Out; // neighbourhood degrees (0 without a topology)
+  } Facts;
 };
 
 //===-- Requests ----------------------------------------------------------===//
@@ -205,6 +215,7 @@ struct Request {
   bool Packed;   // non-blocking protocol: header and data in Hdr's block
   uint32_t *Hdr; // non-blocking protocol: the piggybacked header (its own
                  // block: MPI writes it after the table may have moved)
+  bool HdrCell;  // Hdr is a cell (cellAlloc), not a heap block
   uint64_t Op;   // non-blocking protocol: receive operation id (Protocol.cpp)
   MPI_Request Real;
   MPI_Status Status;
@@ -339,6 +350,9 @@ struct LayerState {
   // Windows.cpp: the program's RMA windows, in creation order.
   struct Window *Wins;
   uint32_t NWins, CapWins;
+  // Free cells for small request blocks (cellAlloc, PointToPoint.cpp),
+  // linked through their first word.
+  void *FreeCells;
 };
 
 // A keyval the program created (its handle is a ccc handle of kind
@@ -600,6 +614,12 @@ inline Request *request(MPI_Request H) {
   return &L->Reqs[I];
 }
 uint32_t *headerOf(Request &R);
+// A block of Bytes for R.Hdr (a header, or a header and packed data): a
+// cell if it fits one, so that a small message's request takes no lock
+// and no heap call; releaseHeader gives back the one R holds.
+constexpr size_t kCellBytes = 64;
+uint32_t *newHeader(Request &R, size_t Bytes);
+void releaseHeader(Request &R);
 void releaseRequest(MPI_Request R);
 // A request the program may complete (in use, and not an inactive
 // persistent one), or null.

@@ -49,6 +49,9 @@ void logEvent(Event E, const int64_t *Vals, int NVals);
 // How many datatypes an Alltoallw-like call on C reads (Objects.cpp):
 // members, or in- (Recv) or out-neighbours.
 int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv);
+// C's rank, group sizes and degrees (Object::CommFacts); Scratch holds
+// them for a communicator without an object.
+const Object::CommFacts &commFacts(MPI_Comm C, Object::CommFacts &Scratch);
 // Collectives under the non-blocking protocol (ProtocolCollectives.cpp).
 // Before a collective on C: its number on C (Seq) and whether its outputs
 // go to the message log once it completes (Log); true if a restart

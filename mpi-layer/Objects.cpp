@@ -432,35 +432,62 @@ const MPI_Datatype *realTypes(const MPI_Datatype *Ts, MPI_Count N) {
   return R;
 }
 
-int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv) {
-  MPI_Comm RC = realComm(C);
-  int N = 0;
-  if (Neighbour) {
-    int Topo = MPI_UNDEFINED;
-    PMPI_Topo_test(RC, &Topo);
-    if (Topo == MPI_CART) {
-      PMPI_Cartdim_get(RC, &N);
-      return 2 * N;
-    }
-    if (Topo == MPI_GRAPH) {
-      int Rank;
-      PMPI_Comm_rank(RC, &Rank);
-      PMPI_Graph_neighbors_count(RC, Rank, &N);
-      return N;
-    }
-    if (Topo != MPI_DIST_GRAPH)
-      return 0; // MPI reports the error of the call itself
-    int In = 0, Out = 0, W;
-    PMPI_Dist_graph_neighbors_count(RC, &In, &Out, &W);
-    return Recv ? In : Out;
+// The neighbourhood degrees of real communicator RC (0 without a
+// topology: MPI reports the error of the call itself).
+static void askDegrees(MPI_Comm RC, int *In, int *Out) {
+  int Topo = MPI_UNDEFINED;
+  *In = *Out = 0;
+  PMPI_Topo_test(RC, &Topo);
+  if (Topo == MPI_CART) {
+    int N;
+    PMPI_Cartdim_get(RC, &N);
+    *In = *Out = 2 * N;
+  } else if (Topo == MPI_GRAPH) {
+    int Rank, N;
+    PMPI_Comm_rank(RC, &Rank);
+    PMPI_Graph_neighbors_count(RC, Rank, &N);
+    *In = *Out = N;
+  } else if (Topo == MPI_DIST_GRAPH) {
+    int W;
+    PMPI_Dist_graph_neighbors_count(RC, In, Out, &W);
   }
+}
+
+static void askFacts(MPI_Comm RC, Object::CommFacts &F) {
   int Inter = 0;
   PMPI_Comm_test_inter(RC, &Inter);
+  F.Inter = Inter;
+  PMPI_Comm_rank(RC, &F.Rank);
   if (Inter)
-    PMPI_Comm_remote_size(RC, &N);
+    PMPI_Comm_remote_size(RC, &F.Peers);
   else
-    PMPI_Comm_size(RC, &N);
-  return N;
+    PMPI_Comm_size(RC, &F.Peers);
+  askDegrees(RC, &F.In, &F.Out);
+  F.Known = true;
+}
+
+// MPI_COMM_WORLD's are known from the start; MPI's other predefined
+// communicators (MPI_COMM_SELF) have no object: asked each time, into
+// Scratch.
+const Object::CommFacts &commFacts(MPI_Comm C, Object::CommFacts &Scratch) {
+  if (C == MPI_COMM_WORLD) {
+    Scratch = {true, false, L->Rank, L->Size, 0, 0};
+    return Scratch;
+  }
+  Object *O = object(C);
+  if (!O || O->Kind != ObjKind::Comm) {
+    askFacts(C, Scratch);
+    return Scratch;
+  }
+  if (!O->Facts.Known)
+    askFacts(O->Real.Comm, O->Facts);
+  return O->Facts;
+}
+
+int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv) {
+  Object::CommFacts Scratch;
+  const Object::CommFacts &F = commFacts(C, Scratch);
+  return !Neighbour ? F.Peers : Recv ? F.In : F.Out;
 }
 
 } // namespace mpi

@@ -64,7 +64,7 @@ int start(MPI_Request H) {
   // the persistent slot, whose recipe stays.
   Request *Q = request(Op);
   Request &R = L->Reqs[P];
-  __ccc_free(R.Hdr);
+  releaseHeader(R);
   __ccc_free(R.Copy);
   R = *Q;
   R.Buf = Recipe.Buf;
@@ -78,6 +78,7 @@ int start(MPI_Request H) {
   R.SendMode = Recipe.SendMode;
   R.Orphan = false;
   Q->Hdr = nullptr; // owned by the persistent slot now
+  Q->HdrCell = false;
   Q->Copy = nullptr;
   releaseRequest(Op);
   return MPI_SUCCESS;

@@ -146,10 +146,45 @@ MPI_Request newRequestGrow(ReqKind Kind, Request **Out) {
   return takeSlot(I, Kind, Out);
 }
 
-uint32_t *headerOf(Request &R) {
-  if (!R.Hdr)
-    R.Hdr = static_cast<uint32_t *>(saved(2 * sizeof(uint32_t)));
+// Cells are carved from chunks of the saved heap, never freed: their
+// addresses are stable (MPI writes a receive's block while the table may
+// move) and an image restores them, free list included.
+static void *cellAlloc() {
+  constexpr size_t kChunkCells = 256;
+  if (!L->FreeCells) {
+    char *Chunk = static_cast<char *>(saved(kChunkCells * kCellBytes));
+    for (size_t I = 0; I < kChunkCells; ++I) {
+      void **Cell = reinterpret_cast<void **>(Chunk + I * kCellBytes);
+      *Cell = I + 1 < kChunkCells ? Chunk + (I + 1) * kCellBytes : nullptr;
+    }
+    L->FreeCells = Chunk;
+  }
+  void **Cell = static_cast<void **>(L->FreeCells);
+  L->FreeCells = *Cell;
+  return Cell;
+}
+
+uint32_t *newHeader(Request &R, size_t Bytes) {
+  releaseHeader(R);
+  R.HdrCell = Bytes <= kCellBytes;
+  R.Hdr = static_cast<uint32_t *>(R.HdrCell ? cellAlloc() : saved(Bytes));
   return R.Hdr;
+}
+
+void releaseHeader(Request &R) {
+  if (!R.Hdr)
+    return;
+  if (R.HdrCell) {
+    *reinterpret_cast<void **>(R.Hdr) = L->FreeCells;
+    L->FreeCells = R.Hdr;
+  } else
+    __ccc_free(R.Hdr);
+  R.Hdr = nullptr;
+  R.HdrCell = false;
+}
+
+uint32_t *headerOf(Request &R) {
+  return R.Hdr ? R.Hdr : newHeader(R, 2 * sizeof(uint32_t));
 }
 
 // Frees a request's block, if it owns one: most own none, and pay no call.
@@ -163,7 +198,7 @@ template <typename T> static void freeOwned(T *&P) {
 void releaseSlot(Request &R) {
   uint32_t I = (uint32_t)(&R - L->Reqs);
   R.InUse = false;
-  freeOwned(R.Hdr);
+  releaseHeader(R);
   freeOwned(R.Copy);
   freeOwned(R.OutsArrays);
   freeOwned(R.RealTypes);

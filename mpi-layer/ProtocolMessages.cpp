@@ -471,8 +471,7 @@ int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
     Err = MPI_SUCCESS;
   } else if (int N = packedBytes(Count, RT, &Contiguous); N >= 0) {
     // The block lives until the request is released.
-    auto *Msg = static_cast<char *>(saved(kHeaderBytes + N));
-    R->Hdr = reinterpret_cast<uint32_t *>(Msg);
+    auto *Msg = reinterpret_cast<char *>(newHeader(*R, kHeaderBytes + N));
     R->Packed = true;
     fillHeader(R->Hdr, W);
     packData(Msg + kHeaderBytes, Buf, Count, RT, N, Contiguous);
@@ -556,8 +555,7 @@ void postReceive(Request &R) {
   }
   bool Contiguous;
   if (int N = packedBytes(R.Count, realType(R.Type), &Contiguous); N >= 0) {
-    __ccc_free(R.Hdr);
-    R.Hdr = static_cast<uint32_t *>(saved(kHeaderBytes + N));
+    newHeader(R, kHeaderBytes + N);
     R.Packed = true;
     PMPI_Irecv(R.Hdr, kHeaderBytes + N, MPI_BYTE, Src, Tag, realComm(R.Comm),
                &R.Real);
