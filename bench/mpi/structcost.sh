@@ -1,0 +1,77 @@
+#!/bin/sh
+# What MPI itself charges for the struct datatype that joins the
+# non-blocking protocol's 8-byte header to a large buffer (issue 20): the
+# plain structcost.c under each MPI, a ping-pong of N contiguous bytes and
+# of the same bytes behind the header, in turns within each launch. Prints
+# per MPI and size the median over the launches of each launch's ratio
+# struct/contiguous (the one-way latencies are the last launch's).
+#
+# usage: bench/mpi/structcost.sh [full|smoke]
+#   full   5 launches of 7 repetitions, 16 KiB to 16 MiB (about 2 minutes
+#          per MPI here)
+#   smoke  1 launch of 1 short repetition, 64 KiB and 4 MiB (seconds)
+# environment: BENCH_MPIS (default "openmpi mpich": those installed).
+set -eu
+top=$(CDPATH= cd -- "$(dirname -- "$0")/../.." && pwd)
+mode=${1:-full}
+case $mode in
+  full) launches=5 reps=7 scale=1
+    sizes="16384 65536 262144 1048576 2097152 4194304 16777216" ;;
+  smoke) launches=1 reps=1 scale=0.02 sizes="65536 4194304" ;;
+  *) echo "usage: $0 [full|smoke]" >&2; exit 2 ;;
+esac
+out=$(mktemp -d)
+shm=$(mktemp -d -p /dev/shm ccc-structcost.XXXXXX)
+trap 'rm -rf "$out" "$shm"' EXIT
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# Open MPI's session directory and segments in our own directories (as
+# run.sh).
+mkdir -p "$out/ompi"
+export OMPI_MCA_orte_tmpdir_base="$out/ompi" OMPI_MCA_btl_vader_backing_directory="$shm"
+
+ran=0
+for mpi in ${BENCH_MPIS:-openmpi mpich}; do
+  case $mpi in
+    openmpi) run="mpirun.openmpi -np 2" ;;
+    mpich) run="mpiexec.mpich -np 2" ;;
+    *) echo "$0: unknown MPI $mpi" >&2; exit 2 ;;
+  esac
+  command -v "mpicc.$mpi" >/dev/null 2>&1 || continue
+  "mpicc.$mpi" -O2 "$top/bench/mpi/structcost.c" -o "$out/structcost.$mpi"
+  : >"$out/$mpi.txt"
+  l=0
+  while [ $l -lt $launches ]; do
+    $run "$out/structcost.$mpi" -r "$reps" -s "$scale" $sizes >>"$out/$mpi.txt"
+    l=$((l + 1))
+  done
+  echo "== $mpi: mpicc.$mpi -O2, $launches launch(es) of $reps repetition(s); struct = {8 B header, N bytes} from MPI_BOTTOM, as ccc's layer sends a large buffer"
+  awk '
+    $1 == "structcost" {
+      if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
+      R[$2] = R[$2] " " $7; C[$2] = $5; S[$2] = $6
+    }
+    function med(s,   k, v, i, j, t) {
+      k = split(s, v, " ")
+      for (i = 2; i <= k; i++)
+        for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+          t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+        }
+      return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+    }
+    function size(b) {
+      return b >= 1048576 ? sprintf("%g MiB", b / 1048576) : sprintf("%g KiB", b / 1024)
+    }
+    END {
+      if (n == 0) { print "structcost: no output" > "/dev/stderr"; exit 1 }
+      printf "%10s %14s %14s %10s\n", "size", "contig us", "struct us", "ratio"
+      for (i = 1; i <= n; i++)
+        printf "%10s %14.2f %14.2f %10.3f\n", size(order[i]), C[order[i]], S[order[i]], med(R[order[i]])
+    }' "$out/$mpi.txt"
+  ran=1
+done
+if [ $ran -eq 0 ]; then
+  echo "$0: no MPI compiler wrapper (mpicc.openmpi, mpicc.mpich) found" >&2
+  exit 2
+fi
