@@ -47,28 +47,22 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
     l=$((l + 1))
   done
   echo "== $mpi: mpicc.$mpi -O2, $launches launch(es) of $reps repetition(s); struct = {8 B header, N bytes} from MPI_BOTTOM, as ccc's layer sends a large buffer"
-  awk '
-    $1 == "structcost" {
-      if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
-      R[$2] = R[$2] " " $7; C[$2] = $5; S[$2] = $6
-    }
-    function med(s,   k, v, i, j, t) {
-      k = split(s, v, " ")
-      for (i = 2; i <= k; i++)
-        for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
-          t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
-        }
-      return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-    }
-    function size(b) {
-      return b >= 1048576 ? sprintf("%g MiB", b / 1048576) : sprintf("%g KiB", b / 1024)
-    }
-    END {
-      if (n == 0) { print "structcost: no output" > "/dev/stderr"; exit 1 }
-      printf "%10s %14s %14s %10s\n", "size", "contig us", "struct us", "ratio"
-      for (i = 1; i <= n; i++)
-        printf "%10s %14.2f %14.2f %10.3f\n", size(order[i]), C[order[i]], S[order[i]], med(R[order[i]])
-    }' "$out/$mpi.txt"
+  # Per size: the last launch's latencies, and the median of the launches'
+  # ratios (sorted; the middle one, or the mean of the two middle ones).
+  printf "%10s %14s %14s %10s\n" size "contig us" "struct us" ratio
+  for size in $sizes; do
+    last=$(awk -v b="$size" '$1 == "structcost" && $2 == b' "$out/$mpi.txt" | tail -n 1)
+    if [ -z "$last" ]; then
+      echo "$0: $mpi: no result for $size bytes" >&2
+      exit 1
+    fi
+    ratio=$(awk -v b="$size" '$1 == "structcost" && $2 == b { print $7 }' "$out/$mpi.txt" |
+      sort -n | awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2 }')
+    echo "$last" | awk -v r="$ratio" '{
+      b = $2; u = b >= 1048576 ? "MiB" : "KiB"; d = b >= 1048576 ? 1048576 : 1024
+      printf "%10s %14.2f %14.2f %10.3f\n", (b / d) " " u, $5, $6, r
+    }'
+  done
   ran=1
 done
 if [ $ran -eq 0 ]; then
