@@ -72,10 +72,7 @@ inline bool isInterComm(MPI_Comm C) {
 // from each process of the group that sends, C's own or, on an
 // inter-communicator, the remote group.
 inline int peerCount(MPI_Comm C) {
-  if (C == MPI_COMM_WORLD)
-    return L->Size;
-  Object::CommFacts Scratch;
-  return commFacts(C, Scratch).Peers;
+  return C == MPI_COMM_WORLD ? L->Size : commPeers(C);
 }
 // Whether this rank is a rooted collective's root: Root is its rank, or
 // MPI_ROOT on an inter-communicator.

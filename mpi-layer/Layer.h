@@ -174,11 +174,11 @@ struct Object {
   // Communicators: what a collective's outputs depend on, asked of MPI at
   // the first call that needs it (commFacts, Objects.cpp) rather than at
   // every non-blocking collective (two or three MPI calls each). None of
-  // it changes in a communicator's life, nor across a restart.
+  // it changes in a communicator's life, nor across a restart. (The size
+  // of the group that sends to its members is Size, above.)
   struct CommFacts {
     bool Known, Inter;
     int Rank;    // in the local group
-    int Peers;   // the group that sends to it: its own, or the remote one
     int In, Out; // neighbourhood degrees (0 without a topology)
   } Facts;
 };

@@ -52,6 +52,9 @@ int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv);
 // C's rank, group sizes and degrees (Object::CommFacts); Scratch holds
 // them for a communicator without an object.
 const Object::CommFacts &commFacts(MPI_Comm C, Object::CommFacts &Scratch);
+// The size of the group that sends to C's members: C's own, or an
+// inter-communicator's remote one (the members recorded when it was made).
+int commPeers(MPI_Comm C);
 // Collectives under the non-blocking protocol (ProtocolCollectives.cpp).
 // Before a collective on C: its number on C (Seq) and whether its outputs
 // go to the message log once it completes (Log); true if a restart

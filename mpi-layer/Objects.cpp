@@ -458,25 +458,22 @@ static void askFacts(MPI_Comm RC, Object::CommFacts &F) {
   PMPI_Comm_test_inter(RC, &Inter);
   F.Inter = Inter;
   PMPI_Comm_rank(RC, &F.Rank);
-  if (Inter)
-    PMPI_Comm_remote_size(RC, &F.Peers);
-  else
-    PMPI_Comm_size(RC, &F.Peers);
   askDegrees(RC, &F.In, &F.Out);
   F.Known = true;
 }
 
 // MPI_COMM_WORLD's are known from the start; MPI's other predefined
-// communicators (MPI_COMM_SELF) have no object: asked each time, into
-// Scratch.
+// communicators (MPI_COMM_SELF) have no object, nor has an MPI_Comm_idup
+// one a real communicator before its request completes: asked each time,
+// into Scratch (and MPI reports a bad one as the call would).
 const Object::CommFacts &commFacts(MPI_Comm C, Object::CommFacts &Scratch) {
   if (C == MPI_COMM_WORLD) {
-    Scratch = {true, false, L->Rank, L->Size, 0, 0};
+    Scratch = {true, false, L->Rank, 0, 0};
     return Scratch;
   }
   Object *O = object(C);
-  if (!O || O->Kind != ObjKind::Comm) {
-    askFacts(C, Scratch);
+  if (!O || O->Kind != ObjKind::Comm || O->Real.Comm == MPI_COMM_NULL) {
+    askFacts(realComm(C), Scratch);
     return Scratch;
   }
   if (!O->Facts.Known)
@@ -484,10 +481,28 @@ const Object::CommFacts &commFacts(MPI_Comm C, Object::CommFacts &Scratch) {
   return O->Facts;
 }
 
+int commPeers(MPI_Comm C) {
+  if (C == MPI_COMM_WORLD)
+    return L->Size;
+  Object *O = object(C);
+  if (O && O->Kind == ObjKind::Comm && O->WorldRanks)
+    return O->Size;
+  MPI_Comm RC = realComm(C);
+  int Inter = 0, N = 0;
+  PMPI_Comm_test_inter(RC, &Inter);
+  if (Inter)
+    PMPI_Comm_remote_size(RC, &N);
+  else
+    PMPI_Comm_size(RC, &N);
+  return N;
+}
+
 int typeArrayLength(MPI_Comm C, bool Neighbour, bool Recv) {
+  if (!Neighbour)
+    return commPeers(C);
   Object::CommFacts Scratch;
   const Object::CommFacts &F = commFacts(C, Scratch);
-  return !Neighbour ? F.Peers : Recv ? F.In : F.Out;
+  return Recv ? F.In : F.Out;
 }
 
 } // namespace mpi
