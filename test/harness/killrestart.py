@@ -267,6 +267,31 @@ class Run:
             return f.read().decode(errors="replace")
 
 
+def run_to_end(cmd, timeout, env=None, cwd=None, shell=False):
+    """subprocess.run(cmd, capture_output=True, timeout=timeout) in a
+    process group of its own: on the timeout the whole group is killed,
+    not only its first process. subprocess.run kills mpirun alone, and a
+    hung job's ranks then spin on for good, slowing every later test."""
+    p = subprocess.Popen(cmd, shell=shell, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env, cwd=cwd,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(p)
+        raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+def kill_group(p):
+    """SIGKILLs p's process group (p leads it) and reaps p."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.communicate()
+
+
 def run_signalling_last_rank(cmd, env, cwd, timeout):
     """Runs cmd to its end like subprocess.run; with CCC_RUN_DIR in env,
     sends SIGUSR1 every 0.2 s to the highest rank that reported its start
@@ -275,7 +300,7 @@ def run_signalling_last_rank(cmd, env, cwd, timeout):
     if rundir:
         os.makedirs(rundir, exist_ok=True)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=env, cwd=cwd)
+                         env=env, cwd=cwd, start_new_session=True)
     out, err = [], []
 
     def drain(stream, into):
@@ -288,7 +313,7 @@ def run_signalling_last_rank(cmd, env, cwd, timeout):
     end = time.time() + timeout
     while p.poll() is None:
         if time.time() > end:
-            p.kill()
+            os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             raise subprocess.TimeoutExpired(cmd, timeout)
         if rundir:
@@ -392,8 +417,13 @@ def main():
               flush=True)
     else:
         t0 = time.monotonic()
-        ref = subprocess.run(a.ref, shell=True, capture_output=True,
-                             timeout=a.timeout, env=ref_env, cwd=ref_cwd)
+        try:
+            ref = run_to_end(a.ref, a.timeout, env=ref_env, cwd=ref_cwd,
+                             shell=True)
+        except subprocess.TimeoutExpired:
+            print(f"[{a.name}] FAIL: the reference did not end within "
+                  f"{a.timeout} s (its processes were killed)")
+            return 1
         ref_time = time.monotonic() - t0
     if ref.returncode != 0:
         print(f"[{a.name}] FAIL: reference exited {ref.returncode}\n"
@@ -419,9 +449,14 @@ def main():
     # must match too.
     solo_cwd = fresh_cwd(os.path.join(work, "solo.cwd"))
     t0 = time.monotonic()
-    solo = subprocess.run(cmd, capture_output=True, timeout=a.timeout,
+    try:
+        solo = run_to_end(cmd, a.timeout,
                           env=trial_env(os.path.join(work, "solo")),
                           cwd=solo_cwd)
+    except subprocess.TimeoutExpired:
+        print(f"[{a.name}] FAIL: the uninterrupted checkpointed run did not "
+              f"end within {a.timeout} s (its processes were killed)")
+        return 1
     run_time = time.monotonic() - t0
     solo_files = files_differ(solo_cwd) if files else None
     if solo_files:

@@ -22,7 +22,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "harness"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from killrestart import Run, committed  # noqa: E402
+from killrestart import Run, committed, run_to_end  # noqa: E402
 from restart_case import Checks, mpi_env, parse  # noqa: E402
 
 a, launch, cmd = parse()
@@ -33,8 +33,7 @@ work = tempfile.mkdtemp(prefix="ccc-damaged-log-")
 ckpt = os.path.join(work, "ckpt")
 env = dict(os.environ, CCC_INTERVAL="0.1", CCC_VERBOSE="1",
            CCC_PROTOCOL="nonblocking", CCC_DIR=ckpt, **mpi_env())
-ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=300,
-                     env=dict(env, CCC_DISABLE="1"))
+ref = run_to_end(a.ref, 300, shell=True, env=dict(env, CCC_DISABLE="1"))
 check(ref.returncode == 0 and ref.stdout, "the plain reference runs")
 
 first = Run(launch + cmd, env, os.path.join(work, "first"))

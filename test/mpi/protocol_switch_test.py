@@ -18,7 +18,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "harness"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from killrestart import Run  # noqa: E402
+from killrestart import Run, run_to_end  # noqa: E402
 from restart_case import (Checks, killed_after_commit,  # noqa: E402
                           mpi_env, parse)
 
@@ -28,8 +28,7 @@ failures = check.failures
 
 work = tempfile.mkdtemp(prefix="ccc-protocol-")
 base = dict(os.environ, CCC_INTERVAL="0.2", CCC_VERBOSE="1", **mpi_env())
-ref = subprocess.run(a.ref, shell=True, capture_output=True, timeout=300,
-                     env=dict(base, CCC_DISABLE="1"))
+ref = run_to_end(a.ref, 300, shell=True, env=dict(base, CCC_DISABLE="1"))
 check(ref.returncode == 0 and ref.stdout, "the plain reference runs")
 
 for wrote, then in (("blocking", "nonblocking"),

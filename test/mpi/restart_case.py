@@ -21,6 +21,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "harness"))
 from killrestart import Run, committed, private_mpi_env  # noqa: E402
+from killrestart import run_to_end  # noqa: E402
 
 
 def parse():
@@ -89,9 +90,9 @@ def contents(ckpt):
 def plain_reference(ref, env, work):
     """The uninterrupted plain command ref (a shell string): its
     CompletedProcess, with no restart and no timer."""
-    return subprocess.run(ref, shell=True, capture_output=True, timeout=300,
-                          env=dict(env, CCC_RESTART="never", CCC_INTERVAL="0",
-                                   CCC_DIR=os.path.join(work, "ref")))
+    return run_to_end(ref, 300, shell=True,
+                      env=dict(env, CCC_RESTART="never", CCC_INTERVAL="0",
+                               CCC_DIR=os.path.join(work, "ref")))
 
 
 def finish(check, work, logs):
