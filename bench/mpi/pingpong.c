@@ -47,6 +47,10 @@
 //     turns within one launch, measured like the collectives above: the
 //     medians of each. In the ccc build MPI_ goes through ccc's layer and
 //     PMPI_ straight to MPI; in the plain build both are MPI's own.
+//   pair exchange|pingpong BYTES 2 K REPS MPI_MED_US PMPI_MED_US
+//     the same for the exchange (8 B, 64 KiB) and the ping-pong's one-way
+//     latency (1 MiB, 4 MiB): what the layer and the non-blocking
+//     protocol's header cost a message, in one launch.
 // Lines starting with '#' are comments.
 #include <mpi.h>
 
@@ -112,18 +116,26 @@ static void *buffer(size_t Bytes) {
 
 //===-- Ping-pong between ranks 0 and 1 -----------------------------------===//
 
-// K round trips of BYTES; returns the elapsed time on rank 0 and 1.
-static double roundTrips(char *Buf, int Bytes, int K) {
+// K round trips of BYTES, sent from Out and received into In (as codes
+// do: one buffer for both made a contiguous message look slower than one
+// behind the header, bench/mpi/structcost.c); returns the elapsed time on
+// rank 0 and 1. Direct: by the PMPI_ entry points (in the ccc build, past
+// the layer).
+static double roundTrips(char *Out, char *In, int Bytes, int K, int Direct) {
+  int (*Send)(const void *, int, MPI_Datatype, int, int, MPI_Comm) =
+      Direct ? PMPI_Send : MPI_Send;
+  int (*Recv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *) =
+      Direct ? PMPI_Recv : MPI_Recv;
   double T0 = MPI_Wtime();
   if (Rank == 0) {
     for (int I = 0; I < K; ++I) {
-      MPI_Send(Buf, Bytes, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
-      MPI_Recv(Buf, Bytes, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      Send(Out, Bytes, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+      Recv(In, Bytes, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
   } else if (Rank == 1) {
     for (int I = 0; I < K; ++I) {
-      MPI_Recv(Buf, Bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(Buf, Bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+      Recv(In, Bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      Send(Out, Bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
     }
   }
   return MPI_Wtime() - T0;
@@ -133,11 +145,11 @@ static void pingpong(void) {
   // 264 = 256 + 8: plain at 264 B is what 256 B costs with the
   // non-blocking protocol's 8-byte header (Open MPI's latency steps
   // between 256 and 264 B, as between 8 and 16 B).
-  static const int Sizes[] = {8,        16,        64,        256,
-                              264,      1 << 10,   4 << 10,   16 << 10,
-                              64 << 10, 256 << 10, 1 << 20,   4 << 20};
+  static const int Sizes[] = {8,        16,        64,      256,
+                              264,      1 << 10,   4 << 10, 16 << 10,
+                              64 << 10, 256 << 10, 1 << 20, 4 << 20};
   const int NSizes = sizeof(Sizes) / sizeof(Sizes[0]);
-  char *Buf = buffer(4 << 20);
+  char *Out = buffer(4 << 20), *In = buffer(4 << 20);
   double *Lat = malloc(Reps * sizeof(double));
   if (Rank == 0)
     printf("# pingpong BYTES K REPS LAT_MED_US LAT_MIN_US BW_MED_MBS "
@@ -146,9 +158,9 @@ static void pingpong(void) {
     int Bytes = Sizes[S];
     int K = calls(64.0 * (1 << 20), Bytes, 16, 1000);
     MPI_Barrier(MPI_COMM_WORLD);
-    roundTrips(Buf, Bytes, K); // warm-up
+    roundTrips(Out, In, Bytes, K, 0); // warm-up
     for (int R = 0; R < Reps; ++R)
-      Lat[R] = roundTrips(Buf, Bytes, K) * 1e6 / (2.0 * K);
+      Lat[R] = roundTrips(Out, In, Bytes, K, 0) * 1e6 / (2.0 * K);
     if (Rank == 0) {
       double Min = minimum(Lat, Reps), Med = median(Lat, Reps);
       printf("pingpong %d %d %d %.3f %.3f %.1f %.1f\n", Bytes, K, Reps, Med,
@@ -157,7 +169,8 @@ static void pingpong(void) {
     }
   }
   free(Lat);
-  free(Buf);
+  free(Out);
+  free(In);
 }
 
 //===-- Non-blocking exchange between ranks 0 and 1 -----------------------===//
@@ -167,10 +180,17 @@ static void pingpong(void) {
 // request is an entry of the layer's request table, so this is where its
 // per-request work shows.
 static double exchanges(void *Out, void *In, int Count, MPI_Datatype Type,
-                        int K) {
+                        int K, int Direct) {
   MPI_Barrier(MPI_COMM_WORLD);
   double T0 = MPI_Wtime();
-  if (Rank < 2) {
+  if (Rank < 2 && Direct) {
+    MPI_Request Req[2];
+    for (int I = 0; I < K; ++I) {
+      PMPI_Irecv(In, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[0]);
+      PMPI_Isend(Out, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[1]);
+      PMPI_Waitall(2, Req, MPI_STATUSES_IGNORE);
+    }
+  } else if (Rank < 2) {
     MPI_Request Req[2];
     for (int I = 0; I < K; ++I) {
       MPI_Irecv(In, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[0]);
@@ -187,9 +207,9 @@ static void timeExchanges(const char *Name, void *Out, void *In, int Count,
                           MPI_Datatype Type, int Bytes) {
   int K = calls(32.0 * (1 << 20), Bytes, 8, 1000);
   double *T = malloc(Reps * sizeof(double));
-  exchanges(Out, In, Count, Type, K); // warm-up
+  exchanges(Out, In, Count, Type, K, 0); // warm-up
   for (int R = 0; R < Reps; ++R) {
-    double Mine = exchanges(Out, In, Count, Type, K), Slowest;
+    double Mine = exchanges(Out, In, Count, Type, K, 0), Slowest;
     MPI_Reduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     T[R] = Slowest * 1e6;
   }
@@ -204,6 +224,38 @@ static void timeExchanges(const char *Name, void *Out, void *In, int Count,
 static void exchange(int Bytes) {
   char *Out = buffer(Bytes), *In = buffer(Bytes);
   timeExchanges("exchange", Out, In, Bytes, MPI_BYTE, Bytes);
+  free(Out);
+  free(In);
+}
+
+// The exchange (Ping = 0) or the ping-pong's one-way latency (Ping = 1) of
+// BYTES through MPI_ and PMPI_ in turns, in one launch, as measurePair
+// does for the collectives: what the layer and its header add to a
+// message, free of the mode a launch lands in. Ranks 0 and 1 time; the
+// slowest of them counts.
+static void pairMessages(int Ping, int Bytes) {
+  char *Out = buffer(Bytes), *In = buffer(Bytes);
+  int K = Ping ? calls(64.0 * (1 << 20), Bytes, 16, 1000)
+               : calls(32.0 * (1 << 20), Bytes, 8, 1000);
+  double *T[2] = {malloc(Reps * sizeof(double)), malloc(Reps * sizeof(double))};
+  for (int R = -1; R < Reps; ++R) // -1: the warm-up of both
+    for (int I = 0; I < 2; ++I) { // alternate which goes first
+      int Direct = ((R < 0 ? 0 : R) + I) % 2;
+      MPI_Barrier(MPI_COMM_WORLD);
+      double Mine = Ping ? roundTrips(Out, In, Bytes, K, Direct) / (2.0 * K)
+                         : exchanges(Out, In, Bytes, MPI_BYTE, K, Direct);
+      double Slowest;
+      MPI_Allreduce(&Mine, &Slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (R >= 0)
+        T[Direct][R] = Slowest * 1e6;
+    }
+  if (Rank == 0) {
+    printf("pair %s %d 2 %d %d %.3f %.3f\n", Ping ? "pingpong" : "exchange",
+           Bytes, K, Reps, median(T[0], Reps), median(T[1], Reps));
+    fflush(stdout);
+  }
+  free(T[0]);
+  free(T[1]);
   free(Out);
   free(In);
 }
@@ -517,6 +569,13 @@ int main(int argc, char **argv) {
     column(64);   // 512 B
     column(480);  // 3840 B
     column(4096); // 32 KiB
+    if (Rank == 0)
+      printf("# pair exchange|pingpong BYTES 2 K REPS MPI_MED_US "
+             "PMPI_MED_US\n");
+    pairMessages(0, 8);
+    pairMessages(0, 64 << 10);
+    pairMessages(1, 1 << 20);
+    pairMessages(1, 4 << 20);
   }
   if (Colls) {
     if (Rank == 0)

@@ -1,11 +1,16 @@
 // structcost.c - what MPI itself charges for the datatype that joins the
 // non-blocking protocol's 8-byte header to a large buffer (issue 20). No
-// ccc here: one plain program times, in one launch and in turns, a
-// ping-pong of N contiguous bytes and of the same N bytes behind an 8-byte
-// header, described as ccc's layer describes them (MPI_Type_create_struct
-// of two MPI_BYTE blocks at absolute addresses, sent from MPI_BOTTOM). The
-// ratio struct/contiguous per launch is free of the launch modes that
-// separate two launches on this VM.
+// ccc here: one plain program times, in one launch and in turns, N
+// contiguous bytes and the same N bytes behind an 8-byte header,
+// described as ccc's layer describes them (MPI_Type_create_struct of two
+// MPI_BYTE blocks at absolute addresses, sent from MPI_BOTTOM), moved two
+// ways: a ping-pong, and an exchange (MPI_Irecv, MPI_Isend, MPI_Waitall on
+// both ranks at once, as a halo exchange). Each rank sends from one buffer
+// and receives into another, as codes do (until 2026-11-29 one buffer did
+// both, which flattered the struct: a contiguous message sent from memory
+// the other rank had just written was the slower one). The ratio
+// struct/contiguous per launch is free of the launch modes that separate
+// two launches on this VM.
 //
 // usage: mpirun -np 2 structcost [-r REPS] [-s SCALE] SIZE...
 //   -r REPS   repetitions per form and size (default 7; a warm-up first)
@@ -13,9 +18,18 @@
 //             (about 32 MiB moved each way per repetition; default 1)
 // Output (rank 0), one line per size:
 //   structcost BYTES K REPS CONTIG_MED_US STRUCT_MED_US RATIO_OF_MEDIANS
-//   one-way latency (half a round trip averaged over K round trips),
-//   median over REPS repetitions of each form.
+//              EX_CONTIG_MED_US EX_STRUCT_MED_US EX_RATIO_OF_MEDIANS
+//   ping-pong: one-way latency (half a round trip averaged over K round
+//   trips); exchange: time per exchange (K of them); median over REPS
+//   repetitions of each form.
 #include <mpi.h>
+
+// gcc (mpicc.mpich) takes MPICH's MPI_STATUSES_IGNORE, a constant pointer,
+// for an array of size 0.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,20 +45,50 @@ static double median(double *V, int N) {
   return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
 }
 
-// One repetition: K round trips of Count elements of T at Buf; one-way us.
-static double pingpong(int Rank, void *Buf, int Count, MPI_Datatype T, int K) {
+// One form of a message: Count elements of Send at Out are sent, Count of
+// Recv at In received.
+struct Form {
+  void *Out, *In;
+  int Count;
+  MPI_Datatype Send, Recv;
+};
+
+// One repetition: K round trips (Exchange: K exchanges) of F; us per
+// one-way trip (per exchange).
+static double repetition(int Rank, const struct Form *F, int K, int Exchange) {
+  int Peer = 1 - Rank;
   MPI_Barrier(MPI_COMM_WORLD);
   double T0 = MPI_Wtime();
   for (int I = 0; I < K; ++I) {
-    if (Rank == 0) {
-      MPI_Send(Buf, Count, T, 1, 0, MPI_COMM_WORLD);
-      MPI_Recv(Buf, Count, T, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (Rank == 1) {
-      MPI_Recv(Buf, Count, T, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(Buf, Count, T, 0, 0, MPI_COMM_WORLD);
+    if (Exchange) {
+      MPI_Request Req[2];
+      MPI_Irecv(F->In, F->Count, F->Recv, Peer, 0, MPI_COMM_WORLD, &Req[0]);
+      MPI_Isend(F->Out, F->Count, F->Send, Peer, 0, MPI_COMM_WORLD, &Req[1]);
+      MPI_Waitall(2, Req, MPI_STATUSES_IGNORE);
+    } else if (Rank == 0) {
+      MPI_Send(F->Out, F->Count, F->Send, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(F->In, F->Count, F->Recv, 1, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(F->In, F->Count, F->Recv, 0, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      MPI_Send(F->Out, F->Count, F->Send, 0, 0, MPI_COMM_WORLD);
     }
   }
-  return (MPI_Wtime() - T0) / K / 2 * 1e6;
+  return (MPI_Wtime() - T0) / K / (Exchange ? 1 : 2) * 1e6;
+}
+
+// The header and N bytes at Buf as one struct datatype (absolute
+// addresses), committed.
+static MPI_Datatype joined(unsigned *Header, char *Buf, long N) {
+  int Lens[2] = {2 * (int)sizeof(unsigned), (int)N};
+  MPI_Aint Addrs[2];
+  MPI_Datatype Types[2] = {MPI_BYTE, MPI_BYTE}, T;
+  MPI_Get_address(Header, &Addrs[0]);
+  MPI_Get_address(Buf, &Addrs[1]);
+  MPI_Type_create_struct(2, Lens, Addrs, Types, &T);
+  MPI_Type_commit(&T);
+  return T;
 }
 
 int main(int argc, char **argv) {
@@ -80,42 +124,44 @@ int main(int argc, char **argv) {
                 argv[A]);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    char *Buf = malloc(Bytes);
-    memset(Buf, Rank + 1, Bytes);
-    unsigned Header[2] = {1, 2};
-    int Lens[2] = {(int)sizeof(Header), (int)Bytes};
-    MPI_Aint Addrs[2];
-    MPI_Datatype Types[2] = {MPI_BYTE, MPI_BYTE}, Joined;
-    MPI_Get_address(Header, &Addrs[0]);
-    MPI_Get_address(Buf, &Addrs[1]);
-    MPI_Type_create_struct(2, Lens, Addrs, Types, &Joined);
-    MPI_Type_commit(&Joined);
+    char *Out = malloc(Bytes), *In = malloc(Bytes);
+    memset(Out, Rank + 1, Bytes);
+    memset(In, 0, Bytes);
+    unsigned OutHeader[2] = {1, 2}, InHeader[2] = {0, 0};
+    struct Form Forms[2] = {{Out, In, (int)Bytes, MPI_BYTE, MPI_BYTE},
+                            {MPI_BOTTOM, MPI_BOTTOM, 1,
+                             joined(OutHeader, Out, Bytes),
+                             joined(InHeader, In, Bytes)}};
     long K = (long)(Scale * (32L << 20) / Bytes);
     K = K < 1 ? 1 : K > 20000 ? 20000 : K;
-    double *Contig = malloc(Reps * sizeof(double));
-    double *Struct = malloc(Reps * sizeof(double));
-    pingpong(Rank, Buf, (int)Bytes, MPI_BYTE, (int)K); // warm-up
-    pingpong(Rank, MPI_BOTTOM, 1, Joined, (int)K);
-    for (int R = 0; R < Reps; ++R) {
+    double *T[2][2]; // [exchange][struct]
+    double Med[2][2];
+    for (int E = 0; E < 2; ++E) {
+      for (int F = 0; F < 2; ++F) {
+        T[E][F] = malloc(Reps * sizeof(double));
+        repetition(Rank, &Forms[F], (int)K, E); // warm-up
+      }
       // In turns, the first form alternating: neither always runs warm.
-      if (R % 2) {
-        Struct[R] = pingpong(Rank, MPI_BOTTOM, 1, Joined, (int)K);
-        Contig[R] = pingpong(Rank, Buf, (int)Bytes, MPI_BYTE, (int)K);
-      } else {
-        Contig[R] = pingpong(Rank, Buf, (int)Bytes, MPI_BYTE, (int)K);
-        Struct[R] = pingpong(Rank, MPI_BOTTOM, 1, Joined, (int)K);
+      for (int R = 0; R < Reps; ++R)
+        for (int I = 0; I < 2; ++I) {
+          int F = (R + I) % 2;
+          T[E][F][R] = repetition(Rank, &Forms[F], (int)K, E);
+        }
+      for (int F = 0; F < 2; ++F) {
+        Med[E][F] = median(T[E][F], Reps);
+        free(T[E][F]);
       }
     }
     if (Rank == 0) {
-      double C = median(Contig, Reps), S = median(Struct, Reps);
-      printf("structcost %ld %ld %d %.2f %.2f %.3f\n", Bytes, K, Reps, C, S,
-             S / C);
+      printf("structcost %ld %ld %d %.2f %.2f %.3f %.2f %.2f %.3f\n", Bytes, K,
+             Reps, Med[0][0], Med[0][1], Med[0][1] / Med[0][0], Med[1][0],
+             Med[1][1], Med[1][1] / Med[1][0]);
       fflush(stdout);
     }
-    MPI_Type_free(&Joined);
-    free(Contig);
-    free(Struct);
-    free(Buf);
+    MPI_Type_free(&Forms[1].Send);
+    MPI_Type_free(&Forms[1].Recv);
+    free(Out);
+    free(In);
   }
   MPI_Finalize();
   return 0;

@@ -1,10 +1,10 @@
 #!/bin/sh
 # What MPI itself charges for the struct datatype that joins the
 # non-blocking protocol's 8-byte header to a large buffer (issue 20): the
-# plain structcost.c under each MPI, a ping-pong of N contiguous bytes and
-# of the same bytes behind the header, in turns within each launch. Prints
-# per MPI and size the median over the launches of each launch's ratio
-# struct/contiguous (the one-way latencies are the last launch's).
+# plain structcost.c under each MPI, a ping-pong and an exchange of N
+# contiguous bytes and of the same bytes behind the header, in turns within
+# each launch. Prints per MPI and size the median over the launches of each
+# launch's ratio struct/contiguous (the times are the last launch's).
 #
 # usage: bench/mpi/structcost.sh [full|smoke]
 #   full   5 launches of 7 repetitions, 16 KiB to 16 MiB (about 2 minutes
@@ -31,6 +31,12 @@ fi
 mkdir -p "$out/ompi"
 export OMPI_MCA_orte_tmpdir_base="$out/ompi" OMPI_MCA_btl_vader_backing_directory="$shm"
 
+# The median over the launches of field F of the lines for SIZE in FILE.
+median_of() {
+  awk -v b="$2" -v f="$1" '$1 == "structcost" && $2 == b { print $f }' "$3" |
+    sort -n | awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2 }'
+}
+
 ran=0
 for mpi in ${BENCH_MPIS:-openmpi mpich}; do
   case $mpi in
@@ -49,18 +55,20 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
   echo "== $mpi: mpicc.$mpi -O2, $launches launch(es) of $reps repetition(s); struct = {8 B header, N bytes} from MPI_BOTTOM, as ccc's layer sends a large buffer"
   # Per size: the last launch's latencies, and the median of the launches'
   # ratios (sorted; the middle one, or the mean of the two middle ones).
-  printf "%10s %14s %14s %10s\n" size "contig us" "struct us" ratio
+  printf "%10s %14s %14s %10s   %14s %14s %10s\n" size "pp contig us" \
+    "pp struct us" "pp ratio" "ex contig us" "ex struct us" "ex ratio"
   for size in $sizes; do
     last=$(awk -v b="$size" '$1 == "structcost" && $2 == b' "$out/$mpi.txt" | tail -n 1)
     if [ -z "$last" ]; then
       echo "$0: $mpi: no result for $size bytes" >&2
       exit 1
     fi
-    ratio=$(awk -v b="$size" '$1 == "structcost" && $2 == b { print $7 }' "$out/$mpi.txt" |
-      sort -n | awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2 }')
-    echo "$last" | awk -v r="$ratio" '{
+    ratio=$(median_of 7 "$size" "$out/$mpi.txt")
+    exratio=$(median_of 10 "$size" "$out/$mpi.txt")
+    echo "$last" | awk -v r="$ratio" -v x="$exratio" '{
       b = $2; u = b >= 1048576 ? "MiB" : "KiB"; d = b >= 1048576 ? 1048576 : 1024
-      printf "%10s %14.2f %14.2f %10.3f\n", (b / d) " " u, $5, $6, r
+      printf "%10s %14.2f %14.2f %10.3f   %14.2f %14.2f %10.3f\n", (b / d) " " u,
+        $5, $6, r, $8, $9, x
     }'
   done
   ran=1
