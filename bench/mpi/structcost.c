@@ -5,12 +5,14 @@
 // described as ccc's layer describes them (MPI_Type_create_struct of two
 // MPI_BYTE blocks at absolute addresses, sent from MPI_BOTTOM), moved two
 // ways: a ping-pong, and an exchange (MPI_Irecv, MPI_Isend, MPI_Waitall on
-// both ranks at once, as a halo exchange). Each rank sends from one buffer
-// and receives into another, as codes do (until 2026-11-29 one buffer did
-// both, which flattered the struct: a contiguous message sent from memory
-// the other rank had just written was the slower one). The ratio
-// struct/contiguous per launch is free of the launch modes that separate
-// two launches on this VM.
+// both ranks at once, as a halo exchange). A third form copies the header
+// and the data into one contiguous buffer and out of one on the other
+// side (memcpy), the alternative to the struct for large messages. Each rank
+// sends from one buffer and receives into another, as codes do (until
+// 2026-11-29 one buffer did both, which flattered the struct: a contiguous
+// message sent from memory the other rank had just written was the slower one).
+// The ratio struct/contiguous per launch is free of the launch modes that
+// separate two launches on this VM.
 //
 // usage: mpirun -np 2 structcost [-r REPS] [-s SCALE] SIZE...
 //   -r REPS   repetitions per form and size (default 7; a warm-up first)
@@ -19,6 +21,7 @@
 // Output (rank 0), one line per size:
 //   structcost BYTES K REPS CONTIG_MED_US STRUCT_MED_US RATIO_OF_MEDIANS
 //              EX_CONTIG_MED_US EX_STRUCT_MED_US EX_RATIO_OF_MEDIANS
+//              COPY_MED_US COPY_RATIO EX_COPY_MED_US EX_COPY_RATIO
 //   ping-pong: one-way latency (half a round trip averaged over K round
 //   trips); exchange: time per exchange (K of them); median over REPS
 //   repetitions of each form.
@@ -46,12 +49,31 @@ static double median(double *V, int N) {
 }
 
 // One form of a message: Count elements of Send at Out are sent, Count of
-// Recv at In received.
+// Recv at In received. Copied: Out and In are contiguous staging buffers
+// of the header and the data, filled from Data and Header before a send
+// and emptied into Into after a receive.
 struct Form {
   void *Out, *In;
   int Count;
   MPI_Datatype Send, Recv;
+  int Copied;
+  const char *Data, *Header;
+  char *Into;
 };
+
+enum { HeaderBytes = 8 };
+
+static void stage(const struct Form *F) {
+  if (F->Copied) {
+    memcpy(F->Out, F->Header, HeaderBytes);
+    memcpy((char *)F->Out + HeaderBytes, F->Data, F->Count - HeaderBytes);
+  }
+}
+
+static void unstage(const struct Form *F) {
+  if (F->Copied)
+    memcpy(F->Into, (char *)F->In + HeaderBytes, F->Count - HeaderBytes);
+}
 
 // One repetition: K round trips (Exchange: K exchanges) of F; us per
 // one-way trip (per exchange).
@@ -63,15 +85,21 @@ static double repetition(int Rank, const struct Form *F, int K, int Exchange) {
     if (Exchange) {
       MPI_Request Req[2];
       MPI_Irecv(F->In, F->Count, F->Recv, Peer, 0, MPI_COMM_WORLD, &Req[0]);
+      stage(F);
       MPI_Isend(F->Out, F->Count, F->Send, Peer, 0, MPI_COMM_WORLD, &Req[1]);
       MPI_Waitall(2, Req, MPI_STATUSES_IGNORE);
+      unstage(F);
     } else if (Rank == 0) {
+      stage(F);
       MPI_Send(F->Out, F->Count, F->Send, 1, 0, MPI_COMM_WORLD);
       MPI_Recv(F->In, F->Count, F->Recv, 1, 0, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
+      unstage(F);
     } else {
       MPI_Recv(F->In, F->Count, F->Recv, 0, 0, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
+      unstage(F);
+      stage(F);
       MPI_Send(F->Out, F->Count, F->Send, 0, 0, MPI_COMM_WORLD);
     }
   }
@@ -81,7 +109,7 @@ static double repetition(int Rank, const struct Form *F, int K, int Exchange) {
 // The header and N bytes at Buf as one struct datatype (absolute
 // addresses), committed.
 static MPI_Datatype joined(unsigned *Header, char *Buf, long N) {
-  int Lens[2] = {2 * (int)sizeof(unsigned), (int)N};
+  int Lens[2] = {HeaderBytes, (int)N};
   MPI_Aint Addrs[2];
   MPI_Datatype Types[2] = {MPI_BYTE, MPI_BYTE}, T;
   MPI_Get_address(Header, &Addrs[0]);
@@ -127,39 +155,52 @@ int main(int argc, char **argv) {
     char *Out = malloc(Bytes), *In = malloc(Bytes);
     memset(Out, Rank + 1, Bytes);
     memset(In, 0, Bytes);
+    char *StageOut = malloc(Bytes + HeaderBytes);
+    char *StageIn = malloc(Bytes + HeaderBytes);
+    memset(StageOut, 0, Bytes + HeaderBytes);
+    memset(StageIn, 0, Bytes + HeaderBytes);
     unsigned OutHeader[2] = {1, 2}, InHeader[2] = {0, 0};
-    struct Form Forms[2] = {{Out, In, (int)Bytes, MPI_BYTE, MPI_BYTE},
-                            {MPI_BOTTOM, MPI_BOTTOM, 1,
-                             joined(OutHeader, Out, Bytes),
-                             joined(InHeader, In, Bytes)}};
+    enum { Contig, Struct, Copy, NForms };
+    struct Form Forms[NForms] = {
+        [Contig] = {Out, In, (int)Bytes, MPI_BYTE, MPI_BYTE},
+        [Struct] = {MPI_BOTTOM, MPI_BOTTOM, 1, joined(OutHeader, Out, Bytes),
+                    joined(InHeader, In, Bytes)},
+        [Copy] = {StageOut, StageIn, (int)Bytes + HeaderBytes, MPI_BYTE,
+                  MPI_BYTE, 1, Out, (const char *)OutHeader, In}};
     long K = (long)(Scale * (32L << 20) / Bytes);
     K = K < 1 ? 1 : K > 20000 ? 20000 : K;
-    double *T[2][2]; // [exchange][struct]
-    double Med[2][2];
+    double *T[2][NForms]; // [exchange][form]
+    double Med[2][NForms];
     for (int E = 0; E < 2; ++E) {
-      for (int F = 0; F < 2; ++F) {
+      for (int F = 0; F < NForms; ++F) {
         T[E][F] = malloc(Reps * sizeof(double));
         repetition(Rank, &Forms[F], (int)K, E); // warm-up
       }
-      // In turns, the first form alternating: neither always runs warm.
+      // In turns, the first form rotating: none always runs warm.
       for (int R = 0; R < Reps; ++R)
-        for (int I = 0; I < 2; ++I) {
-          int F = (R + I) % 2;
+        for (int I = 0; I < NForms; ++I) {
+          int F = (R + I) % NForms;
           T[E][F][R] = repetition(Rank, &Forms[F], (int)K, E);
         }
-      for (int F = 0; F < 2; ++F) {
+      for (int F = 0; F < NForms; ++F) {
         Med[E][F] = median(T[E][F], Reps);
         free(T[E][F]);
       }
     }
     if (Rank == 0) {
-      printf("structcost %ld %ld %d %.2f %.2f %.3f %.2f %.2f %.3f\n", Bytes, K,
-             Reps, Med[0][0], Med[0][1], Med[0][1] / Med[0][0], Med[1][0],
-             Med[1][1], Med[1][1] / Med[1][0]);
+      printf("structcost %ld %ld %d %.2f %.2f %.3f %.2f %.2f %.3f %.2f %.3f "
+             "%.2f %.3f\n",
+             Bytes, K, Reps, Med[0][Contig], Med[0][Struct],
+             Med[0][Struct] / Med[0][Contig], Med[1][Contig], Med[1][Struct],
+             Med[1][Struct] / Med[1][Contig], Med[0][Copy],
+             Med[0][Copy] / Med[0][Contig], Med[1][Copy],
+             Med[1][Copy] / Med[1][Contig]);
       fflush(stdout);
     }
-    MPI_Type_free(&Forms[1].Send);
-    MPI_Type_free(&Forms[1].Recv);
+    MPI_Type_free(&Forms[Struct].Send);
+    MPI_Type_free(&Forms[Struct].Recv);
+    free(StageOut);
+    free(StageIn);
     free(Out);
     free(In);
   }

@@ -2,13 +2,15 @@
 # What MPI itself charges for the struct datatype that joins the
 # non-blocking protocol's 8-byte header to a large buffer (issue 20): the
 # plain structcost.c under each MPI, a ping-pong and an exchange of N
-# contiguous bytes and of the same bytes behind the header, in turns within
-# each launch. Prints per MPI and size the median over the launches of each
-# launch's ratio struct/contiguous (the times are the last launch's).
+# contiguous bytes, of the same bytes behind the header (struct), and of
+# header and bytes copied into one buffer and out of one (copy), in turns
+# within each launch. Prints per MPI and size the median over the launches
+# of each launch's ratios struct/contiguous and copy/contiguous (the times
+# are the last launch's).
 #
 # usage: bench/mpi/structcost.sh [full|smoke]
-#   full   5 launches of 7 repetitions, 16 KiB to 16 MiB (about 2 minutes
-#          per MPI here)
+#   full   5 launches of 7 repetitions, 16 KiB to 16 MiB (about 40 s per
+#          MPI here)
 #   smoke  1 launch of 1 short repetition, 64 KiB and 4 MiB (seconds)
 # environment: BENCH_MPIS (default "openmpi mpich": those installed).
 set -eu
@@ -55,8 +57,9 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
   echo "== $mpi: mpicc.$mpi -O2, $launches launch(es) of $reps repetition(s); struct = {8 B header, N bytes} from MPI_BOTTOM, as ccc's layer sends a large buffer"
   # Per size: the last launch's latencies, and the median of the launches'
   # ratios (sorted; the middle one, or the mean of the two middle ones).
-  printf "%10s %14s %14s %10s   %14s %14s %10s\n" size "pp contig us" \
-    "pp struct us" "pp ratio" "ex contig us" "ex struct us" "ex ratio"
+  printf "%10s %14s %14s %10s   %14s %14s %10s   %10s %10s\n" size \
+    "pp contig us" "pp struct us" "pp ratio" "ex contig us" "ex struct us" \
+    "ex ratio" "pp copy" "ex copy"
   for size in $sizes; do
     last=$(awk -v b="$size" '$1 == "structcost" && $2 == b' "$out/$mpi.txt" | tail -n 1)
     if [ -z "$last" ]; then
@@ -65,10 +68,13 @@ for mpi in ${BENCH_MPIS:-openmpi mpich}; do
     fi
     ratio=$(median_of 7 "$size" "$out/$mpi.txt")
     exratio=$(median_of 10 "$size" "$out/$mpi.txt")
-    echo "$last" | awk -v r="$ratio" -v x="$exratio" '{
+    copyratio=$(median_of 12 "$size" "$out/$mpi.txt")
+    excopyratio=$(median_of 14 "$size" "$out/$mpi.txt")
+    echo "$last" | awk -v r="$ratio" -v x="$exratio" -v c="$copyratio" \
+      -v xc="$excopyratio" '{
       b = $2; u = b >= 1048576 ? "MiB" : "KiB"; d = b >= 1048576 ? 1048576 : 1024
-      printf "%10s %14.2f %14.2f %10.3f   %14.2f %14.2f %10.3f\n", (b / d) " " u,
-        $5, $6, r, $8, $9, x
+      printf "%10s %14.2f %14.2f %10.3f   %14.2f %14.2f %10.3f   %10.3f %10.3f\n",
+        (b / d) " " u, $5, $6, r, $8, $9, x, c, xc
     }'
   done
   ran=1

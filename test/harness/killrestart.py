@@ -267,14 +267,14 @@ class Run:
             return f.read().decode(errors="replace")
 
 
-def run_to_end(cmd, timeout, env=None, cwd=None, shell=False):
+def run_to_end(cmd, timeout, env=None, cwd=None, shell=False, text=False):
     """subprocess.run(cmd, capture_output=True, timeout=timeout) in a
     process group of its own: on the timeout the whole group is killed,
     not only its first process. subprocess.run kills mpirun alone, and a
     hung job's ranks then spin on for good, slowing every later test."""
     p = subprocess.Popen(cmd, shell=shell, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=env, cwd=cwd,
-                         start_new_session=True)
+                         start_new_session=True, text=text)
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "harness"))
-from killrestart import private_mpi_env  # noqa: E402
+from killrestart import kill_group, private_mpi_env, run_to_end  # noqa: E402
 
 SKIP = 77
 failures = []
@@ -79,19 +79,20 @@ def main():
         print("skipped: cannot mount a tmpfs: " + m.stderr.strip())
         shutil.rmtree(work, ignore_errors=True)
         return SKIP
+    job = None
     try:
         mpi_env, _ = private_mpi_env()
         env = dict(os.environ, **mpi_env)
-        ref = subprocess.run(a.ref, shell=True, capture_output=True,
-                             text=True, timeout=a.timeout,
-                             env=dict(env, CCC_DISABLE="1"))
+        ref = run_to_end(a.ref, a.timeout, shell=True, text=True,
+                         env=dict(env, CCC_DISABLE="1"))
         check(ref.returncode == 0 and ref.stdout.strip() != "",
               "reference ran: %s" % ref.stdout.strip())
 
         run_env = dict(env, CCC_DIR=disk, CCC_INTERVAL="0.1",
                        CCC_VERBOSE="1", CCC_RESTART="never")
         job = subprocess.Popen(cmd, env=run_env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
         t0 = time.monotonic()
         while not glob.glob(os.path.join(disk, "*.commit")):
             if job.poll() is not None or time.monotonic() - t0 > a.timeout:
@@ -139,10 +140,9 @@ def main():
                                text=True)
             check(v.returncode == 0, "ckpt verify %s" % os.path.basename(img))
 
-        rs = subprocess.run(cmd, capture_output=True, text=True,
-                            timeout=a.timeout,
-                            env=dict(run_env, CCC_INTERVAL="0",
-                                     CCC_RESTART="require"))
+        rs = run_to_end(cmd, a.timeout, text=True,
+                        env=dict(run_env, CCC_INTERVAL="0",
+                                 CCC_RESTART="require"))
         check(rs.returncode == 0 and rs.stdout.strip() == ref.stdout.strip(),
               "a restart from it gives the same result (%s)" %
               rs.stdout.strip())
@@ -150,6 +150,8 @@ def main():
               is not None,
               "the restart said it restarted")
     finally:
+        if job is not None and job.poll() is None:
+            kill_group(job)  # a timed-out job: none of its ranks left
         subprocess.run(["umount", "-l", disk])
         shutil.rmtree(work, ignore_errors=True)
     print("%d failure(s)" % len(failures))
