@@ -181,21 +181,20 @@ static void pingpong(void) {
 // per-request work shows.
 static double exchanges(void *Out, void *In, int Count, MPI_Datatype Type,
                         int K, int Direct) {
+  int (*Irecv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) =
+      Direct ? PMPI_Irecv : MPI_Irecv;
+  int (*Isend)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
+               MPI_Request *) = Direct ? PMPI_Isend : MPI_Isend;
+  int (*Waitall)(int, MPI_Request *, MPI_Status *) =
+      Direct ? PMPI_Waitall : MPI_Waitall;
   MPI_Barrier(MPI_COMM_WORLD);
   double T0 = MPI_Wtime();
-  if (Rank < 2 && Direct) {
+  if (Rank < 2) {
     MPI_Request Req[2];
     for (int I = 0; I < K; ++I) {
-      PMPI_Irecv(In, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[0]);
-      PMPI_Isend(Out, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[1]);
-      PMPI_Waitall(2, Req, MPI_STATUSES_IGNORE);
-    }
-  } else if (Rank < 2) {
-    MPI_Request Req[2];
-    for (int I = 0; I < K; ++I) {
-      MPI_Irecv(In, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[0]);
-      MPI_Isend(Out, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[1]);
-      MPI_Waitall(2, Req, MPI_STATUSES_IGNORE);
+      Irecv(In, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[0]);
+      Isend(Out, Count, Type, 1 - Rank, 9, MPI_COMM_WORLD, &Req[1]);
+      Waitall(2, Req, MPI_STATUSES_IGNORE);
     }
   }
   return (MPI_Wtime() - T0) / K;

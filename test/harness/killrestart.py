@@ -196,6 +196,31 @@ def stack_summary(path, cap=12000):
     return f"stacks of the hung run ({path}):\n{text}"
 
 
+def kill_job(p):
+    """SIGKILLs the job p leads (started with start_new_session) all at
+    once, as when a node fails: its process group and every descendant (MPI
+    launchers put ranks into process groups of their own); reaps p and
+    waits until they are gone, so their locks are released."""
+    victims = descendants(p.pid)
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    for pid in victims:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    p.wait()
+    deadline = time.monotonic() + 60
+    while any(alive(pid) for pid in victims) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stuck = [pid for pid in victims if alive(pid)]
+    if stuck:
+        print(f"warning: processes {stuck} still running 60 s after "
+              f"SIGKILL", flush=True)
+
+
 class Run:
     def __init__(self, cmd, env, log_prefix, cwd=None):
         # The child writes through descriptors of its own: sharing one file
@@ -209,28 +234,7 @@ class Run:
         self.start = time.monotonic()
 
     def kill(self):
-        # The whole job dies at once, as when a node fails: the process
-        # group, and every descendant (MPI launchers put ranks into process
-        # groups of their own).
-        victims = descendants(self.p.pid)
-        try:
-            os.killpg(self.p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        for pid in victims:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self.p.wait()
-        # Wait until they are gone, so their locks are released.
-        deadline = time.monotonic() + 60
-        while any(alive(pid) for pid in victims) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        stuck = [pid for pid in victims if alive(pid)]
-        if stuck:
-            print(f"warning: processes {stuck} still running 60 s after "
-                  f"SIGKILL", flush=True)
+        kill_job(self.p)
 
     def dump_stacks(self):
         """Before a hung run is killed: every process's threads' stacks
@@ -269,7 +273,7 @@ class Run:
 
 def run_to_end(cmd, timeout, env=None, cwd=None, shell=False, text=False):
     """subprocess.run(cmd, capture_output=True, timeout=timeout) in a
-    process group of its own: on the timeout the whole group is killed,
+    session of its own: on the timeout the whole job is killed (kill_job),
     not only its first process. subprocess.run kills mpirun alone, and a
     hung job's ranks then spin on for good, slowing every later test."""
     p = subprocess.Popen(cmd, shell=shell, stdout=subprocess.PIPE,
@@ -278,18 +282,9 @@ def run_to_end(cmd, timeout, env=None, cwd=None, shell=False, text=False):
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        kill_group(p)
+        kill_job(p)
         raise
     return subprocess.CompletedProcess(cmd, p.returncode, out, err)
-
-
-def kill_group(p):
-    """SIGKILLs p's process group (p leads it) and reaps p."""
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    p.communicate()
 
 
 def run_signalling_last_rank(cmd, env, cwd, timeout):
@@ -313,8 +308,7 @@ def run_signalling_last_rank(cmd, env, cwd, timeout):
     end = time.time() + timeout
     while p.poll() is None:
         if time.time() > end:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+            kill_job(p)
             raise subprocess.TimeoutExpired(cmd, timeout)
         if rundir:
             try:

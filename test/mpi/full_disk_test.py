@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "harness"))
-from killrestart import kill_group, private_mpi_env, run_to_end  # noqa: E402
+from killrestart import kill_job, private_mpi_env, run_to_end  # noqa: E402
 
 SKIP = 77
 failures = []
@@ -151,7 +151,7 @@ def main():
               "the restart said it restarted")
     finally:
         if job is not None and job.poll() is None:
-            kill_group(job)  # a timed-out job: none of its ranks left
+            kill_job(job)  # a timed-out job: none of its ranks left
         subprocess.run(["umount", "-l", disk])
         shutil.rmtree(work, ignore_errors=True)
     print("%d failure(s)" % len(failures))
