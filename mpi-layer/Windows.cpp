@@ -15,7 +15,7 @@
 // communicator with the same world ranks): MPI_Win_create uses it, and the
 // non-blocking protocol's checks at fences run on it.
 //
-// Epochs and checkpoints (docs/mpi.md "One-sided communication"):
+// Epochs and checkpoints (docs/mpi-io-windows.md "One-sided communication"):
 // - blocking protocol: every rank is at the same site, so before the image
 //   the layer completes all RMA (its own fence on a window whose fence
 //   epoch is open, flushes for the locks held), then a barrier: every

@@ -1,7 +1,7 @@
 /*
  * A model of ccc's non-blocking (C3) checkpoint protocol, checked with spin.
  *
- * What it stands for (docs/mpi.md, "The protocol's model"; design of issue
+ * What it stands for (docs/mpi-protocol.md, "The protocol's model"; design of issue
  * 20): three MPI ranks run a small fixed program of sites, sends, receives
  * (some with MPI_ANY_SOURCE) and collectives. Any rank may begin a checkpoint
  * at a site (timer, signal, forced site); at most MAXE checkpoints are

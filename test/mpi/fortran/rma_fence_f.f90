@@ -4,7 +4,7 @@
 ! over a module array), each rank reads its right neighbour's running sum
 ! with MPI_GET and adds a count into it with MPI_ACCUMULATE. Every fence
 ! epoch is opened with MPI_MODE_NOPRECEDE and closed with
-! MPI_MODE_NOSUCCEED, the site between them (docs/mpi.md). The windows are
+! MPI_MODE_NOSUCCEED, the site between them (docs/mpi-io-windows.md). The windows are
 ! Fortran integers kept in the module across restarts.
 !   usage: rma_fence_f STEPS
 ! Rank 0 prints a hash of every rank's cells, the sum of what MPI_GET read
