@@ -1,8 +1,8 @@
 //===- ImageModel.cpp - Images as the structure-aware mutator sees them ---===//
 #include "ImageModel.h"
 
-#include "Hash.h"
-#include "Image.h"
+#include "rt/common/Hash.h"
+#include "rt/image/Image.h"
 
 #include <cstring>
 #include <zstd.h>

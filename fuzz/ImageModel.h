@@ -14,7 +14,7 @@
 #ifndef CCC_FUZZ_IMAGEMODEL_H
 #define CCC_FUZZ_IMAGEMODEL_H
 
-#include "ImageFormat.h"
+#include "rt/image/ImageFormat.h"
 
 #include <cstddef>
 #include <cstdint>

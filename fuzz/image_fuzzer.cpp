@@ -13,8 +13,8 @@
 #include "FuzzCommon.h"
 #include "ImageModel.h"
 
-#include "Image.h"
-#include "Store.h"
+#include "rt/image/Image.h"
+#include "rt/store/Store.h"
 
 #include <cstdio>
 #include <cstring>

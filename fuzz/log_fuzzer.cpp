@@ -1,6 +1,6 @@
 //===- log_fuzzer.cpp - libFuzzer target of the message log reader --------===//
 //
-// The input is a message log file (rt/MessageLog.h). It is written into a
+// The input is a message log file (rt/store/MessageLog.h). It is written into a
 // scratch directory as fz.v000002.r1.log and read by readMessageLog, as a
 // restart of rank 1 at version 2 reads it; what the reader accepts is then
 // used as the replay uses it (every late message's bytes, every event's
@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "FuzzCommon.h"
 
-#include "MessageLog.h"
+#include "rt/store/MessageLog.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -32,7 +32,7 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t *Data, size_t Size, size_t Max);
 static const char *const kName = "fz.v000002.r1.log";
 
 // What the replay does with accepted records, with the exact lengths it
-// would use (mpi-layer/ProtocolMessages.cpp, ProtocolCollectives.cpp).
+// would use (mpi-layer/protocol/ProtocolMessages.cpp, ProtocolCollectives.cpp).
 static uint64_t replay(const char *Data, size_t Len) {
   uint64_t Sum = 0;
   auto Copy = [&](const char *P, uint64_t N) {

@@ -1,4 +1,4 @@
-"""Writes message log files (rt/MessageLog.h) for tests and fuzz seeds:
+"""Writes message log files (rt/store/MessageLog.h) for tests and fuzz seeds:
 the header, records of each kind and collective blocks, with the checksum
 of the records computed as the MPI layer does (FNV-1a, 64 bits)."""
 import struct

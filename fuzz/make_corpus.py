@@ -35,7 +35,7 @@ CODECS = {0: "raw", 1: "zstd", 2: "shuffle8", 3: "diff8+shuffle8",
 
 
 def header(data):
-    # ImageHeader (rt/ImageFormat.h): Version at 16, SectionCount at 36,
+    # ImageHeader (rt/image/ImageFormat.h): Version at 16, SectionCount at 36,
     # ChainBase at 56, FileSize at 208, Sections (48 bytes each) at 216.
     ver, = struct.unpack_from("<Q", data, 16)
     nsec, = struct.unpack_from("<I", data, 36)

@@ -22,8 +22,8 @@ import argparse, os, re, shutil, subprocess, sys, tempfile, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SKIP = 77
-COMMON = ["rt/Image.cpp", "rt/Hash.cpp", "rt/Incremental.cpp",
-          "rt/MessageLog.cpp", "rt/RankPruning.cpp", "rt/Store.cpp",
+COMMON = ["rt/image/Image.cpp", "rt/common/Hash.cpp", "rt/store/Incremental.cpp",
+          "rt/store/MessageLog.cpp", "rt/store/RankPruning.cpp", "rt/store/Store.cpp",
           "tools/ckpt.cpp", "tools/RunCommand.cpp", "tools/RunHosts.cpp",
           "tools/RunOptions.cpp", "tools/RunProcesses.cpp",
           "tools/SlurmHosts.cpp", "fuzz/FuzzCommon.cpp"]
@@ -56,15 +56,15 @@ def build(cxx, out):
              "-fsanitize=fuzzer-no-link", SAN, "-fno-sanitize-recover=all",
              "-fsanitize-coverage-ignorelist=" +
              os.path.join(HERE, "coverage-ignore.txt"),
-             "-I" + os.path.join(ROOT, "rt"), "-I" + os.path.join(ROOT, "include"),
+             "-I" + ROOT, "-I" + os.path.join(ROOT, "include"),
              "-I" + os.path.join(ROOT, "tools")]
     objs, procs = {}, []
     for src in sorted(set(COMMON + sum(FUZZERS.values(), []))):
         s = os.path.join(ROOT, src)
         o = os.path.join(out, src.replace("/", "_") + ".o")
         objs[src] = o
-        deps = [s, os.path.join(HERE, "coverage-ignore.txt")] + [os.path.join(ROOT, d, f) for d in ("rt", "fuzz", "tools")
-                      for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".h")]
+        deps = [s, os.path.join(HERE, "coverage-ignore.txt")] + [os.path.join(w, f) for d in ("rt", "fuzz", "tools")
+                      for w, _, fs in os.walk(os.path.join(ROOT, d)) for f in fs if f.endswith(".h")]
         if os.path.exists(o) and os.path.getmtime(o) >= max(map(os.path.getmtime, deps)):
             continue
         extra = ["-Dmain=ckpt_main"] if src == "tools/ckpt.cpp" else []

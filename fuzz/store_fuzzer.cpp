@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "FuzzCommon.h"
 
-#include "RankPruning.h"
-#include "Store.h"
+#include "rt/store/RankPruning.h"
+#include "rt/store/Store.h"
 
 #include <cstring>
 #include <string>

@@ -9,9 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "Layer.h"
 
-#include "../rt/Log.h"
-#include "../rt/Parallel.h"
-#include "../rt/Store.h"
+#include "rt/common/Log.h"
+#include "rt/process/Parallel.h"
+#include "rt/store/Store.h"
 
 #include "ccc.h"
 #include "ccc/abi.h"

@@ -22,7 +22,7 @@
 
 #include <mpi.h>
 
-#include "../rt/LibcHeap.h"
+#include "rt/common/LibcHeap.h"
 
 #include <cstddef>
 #include <cstdint>

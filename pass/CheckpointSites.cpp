@@ -9,7 +9,7 @@
 // `ccc_checkpoint_force()` becomes a direct call of the slow path with 1.
 // Invokes (C++ callers with cleanups) become invokes of the slow path with 0,
 // which does the same test. Every site thus refers to the slow path, which is
-// what links the runtime's main (rt/Entry.cpp) into the program.
+// what links the runtime's main (rt/process/Entry.cpp) into the program.
 //
 //===----------------------------------------------------------------------===//
 #include "CccPasses.h"

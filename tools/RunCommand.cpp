@@ -3,7 +3,7 @@
 // `ckpt run [options] -- COMMAND...` launches COMMAND (mpirun ... or a
 // serial program built with ccc), watches it, and launches it again after a
 // failure: the runtime then restarts from the newest committed checkpoint.
-// It sees the job through CCC_RUN_DIR (rt/Supervision.cpp): each process's
+// It sees the job through CCC_RUN_DIR (rt/process/Supervision.cpp): each process's
 // pid file, whose mtime is its heartbeat, and the events every process
 // appends. A failure is a non-zero exit or a death by signal, or a hang (a
 // process that reached no site for --hang-timeout seconds), after which

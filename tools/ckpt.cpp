@@ -17,11 +17,11 @@
 // Exit status: 0 success, 1 an image failed verification, 2 usage error.
 //
 //===----------------------------------------------------------------------===//
-#include "Image.h"
-#include "Incremental.h"
-#include "MessageLog.h"
 #include "RunCommand.h"
-#include "Store.h"
+#include "rt/image/Image.h"
+#include "rt/store/Incremental.h"
+#include "rt/store/MessageLog.h"
+#include "rt/store/Store.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -727,7 +727,7 @@ static int cmdConfig() {
   printf("%-18s %-28s %s\n", "variable", "default", "meaning");
 #define CCC_CONFIG(Name, Default, Help)                                        \
   printf("%-18s %-28s %s\n", #Name, Default, Help);
-#include "Config.def"
+#include "rt/common/Config.def"
 #undef CCC_CONFIG
   return 0;
 }

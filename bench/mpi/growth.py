@@ -5,7 +5,7 @@ Builds bench/mpi/growth.c with ckpt-cc --mpi=MPI and runs it at P ranks
 (default 2, 4, 8 and 16; oversubscribed) with timer checkpoints
 (CCC_INTERVAL, CCC_PROTOCOL=nonblocking, CCC_DIR in a temporary directory)
 and CCC_MPI_COUNTS, the layer's own count of its control messages: one line
-per rank at MPI_Finalize (mpi-layer/ProtocolControl.cpp, reportCounts).
+per rank at MPI_Finalize (mpi-layer/protocol/ProtocolControl.cpp, reportCounts).
 
 Prints per P the control messages and bytes per rank per checkpoint (mean
 and max over the ranks), the total per checkpoint, the INITs and the STARTs

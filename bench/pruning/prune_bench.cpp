@@ -18,9 +18,9 @@
 // usage: prune_bench [--dir DIR] [--rounds N] [P ...]   (default 16 256 4096)
 //
 //===----------------------------------------------------------------------===//
-#include "Image.h"
-#include "RankPruning.h"
-#include "Store.h"
+#include "rt/image/Image.h"
+#include "rt/store/RankPruning.h"
+#include "rt/store/Store.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -6,7 +6,7 @@ control messages only at a site (ccc's layer polls its control communicator
 there), and, while it is in Run mode (no checkpoint open for it), only at the
 first site after each tick of the coarse clock (`tick`, 4 ms with HZ=250; a
 phase of its own per rank, as each node's clock has its own), exactly as
-`controlProbeDue()` in mpi-layer/Protocol.cpp. While a checkpoint is open
+`controlProbeDue()` in mpi-layer/protocol/Protocol.cpp. While a checkpoint is open
 for it every site polls.
 
 At a poll the rank handles the messages waiting for it one at a time, FIFO,

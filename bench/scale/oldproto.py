@@ -1,4 +1,4 @@
-"""The old design (main's mpi-layer/Protocol.cpp), message by message.
+"""The old design (main's mpi-layer/protocol/Protocol.cpp), message by message.
 
 At its checkpoint a rank sends Checkpoint-Initiated (24 bytes) to every
 other rank, in rank order, before writing its image (startCheckpoint). A

@@ -120,7 +120,7 @@ struct ccc_dead_local_record {
 /* Calls that open or close descriptors and streams: routed like the heap
  * functions (instrumented code only, so descriptors of libraries and of libc
  * itself are never tracked) to runtime versions that keep the table of the
- * program's open files, which a restart reopens (rt/OpenFiles.cpp).
+ * program's open files, which a restart reopens (rt/files/OpenFiles.cpp).
  * X(libc name, runtime name). */
 #define CCC_FILE_FUNCTIONS(X)                                                  \
   X(open, __ccc_open)                                                          \
@@ -146,7 +146,7 @@ struct ccc_dead_local_record {
 /* A module that uses C++ file streams (std::basic_filebuf, which opens its
  * FILE with fopen64 inside libstdc++.so) gets from the pass a weak
  * definition of fopen64 that calls this with its return address; the
- * executable's fopen64 then serves libstdc++ too (rt/CxxFileStreams.cpp).
+ * executable's fopen64 then serves libstdc++ too (rt/files/CxxFileStreams.cpp).
  * FILE *(const char *path, const char *mode, void *caller) */
 #define CCC_CXX_FOPEN64 "__ccc_cxx_fopen64"
 
@@ -173,7 +173,7 @@ struct ccc_dead_local_record {
   W(malloc_usable_size)
 
 /* Linked with -Wl,--wrap=NAME too, but observed rather than routed: their
- * __wrap_NAME (rt/FortranUnits.cpp) calls the real function and notes the
+ * __wrap_NAME (rt/files/FortranUnits.cpp) calls the real function and notes the
  * descriptors that flang's runtime opens for Fortran units, which ccc cannot
  * restore yet (a checkpoint with one open is refused, see docs/languages.md). */
 #define CCC_OBSERVED_FUNCTIONS(W)                                              \

@@ -10,7 +10,7 @@
  * ended, while others may still be in theirs. -DMAXE=1: a longer program
  * with a second communicator {1,2} and a non-blocking collective open
  * across a site, and several ranks may begin the checkpoint at once. The layer's state
- * per rank (mpi-layer/Protocol.cpp, ProtocolMessages.cpp, the collectives
+ * per rank (mpi-layer/protocol/Protocol.cpp, ProtocolMessages.cpp, the collectives
  * part of the new design) is in global arrays indexed by rank, so that the
  * checks can read every rank's state.
  *

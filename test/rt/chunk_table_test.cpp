@@ -8,8 +8,8 @@
 // there: the size a damaged file claims never sizes an allocation alone.
 //
 //===----------------------------------------------------------------------===//
-#include "Image.h"
-#include "Incremental.h"
+#include "rt/image/Image.h"
+#include "rt/store/Incremental.h"
 #include "unit_check.h"
 
 #include <cstdint>

@@ -6,8 +6,8 @@
 // exactly as it did after the snapshot.
 //
 //===----------------------------------------------------------------------===//
-#include "HeapRegion.h"
-#include "LibcHeap.h"
+#include "rt/common/LibcHeap.h"
+#include "rt/heap/HeapRegion.h"
 #include "unit_check.h"
 
 #include <cstdint>

@@ -11,7 +11,7 @@
 // that a newer version is refused with its number.
 //
 //===----------------------------------------------------------------------===//
-#include "Image.h"
+#include "rt/image/Image.h"
 #include "unit_check.h"
 
 #include <zstd.h>

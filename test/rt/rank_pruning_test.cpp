@@ -16,9 +16,9 @@
 //   (and of a newer one being flushed) and deletes the rest of its own.
 //
 //===----------------------------------------------------------------------===//
-#include "Image.h"
-#include "RankPruning.h"
-#include "Store.h"
+#include "rt/image/Image.h"
+#include "rt/store/RankPruning.h"
+#include "rt/store/Store.h"
 #include "unit_check.h"
 
 #include <cstdint>

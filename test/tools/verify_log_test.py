@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`ckpt verify` on message logs: it reads them with the restart's reader
-(rt/MessageLog.cpp), so every damage a restart must refuse is refused here
+(rt/store/MessageLog.cpp), so every damage a restart must refuse is refused here
 with its reason, and a sound log is counted by kind. The damaged logs keep
 a valid checksum where the damage is inside the records: the reader must
 check the records themselves, not trust the checksum to have caught it.

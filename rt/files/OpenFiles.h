@@ -1,0 +1,45 @@
+//===- OpenFiles.h - The program's open files, reopened on restart -*- C++ -*-//
+#ifndef CCC_RT_OPENFILES_H
+#define CCC_RT_OPENFILES_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+
+namespace ccc {
+// Both are weak: they exist only in programs whose code opened files through
+// the runtime (rt/files/OpenFiles.cpp is then linked), and Checkpoint.cpp and
+// Restart.cpp call them only if present.
+//
+// At a checkpoint, with the program's output flushed: records each open
+// file's path, offset and size in the table the image saves. False, with
+// Why, if one cannot be reopened by a restart (a pipe, a socket, a deleted
+// file): the checkpoint must not be taken.
+bool recordOpenFiles(char *Why, size_t WhyCap) __attribute__((weak));
+// After an image is restored: reopens every file of the restored table at
+// its descriptor number, cuts files open for writing back to their size at
+// the checkpoint, seeks, and gives restored FILEs back to stdio. False, with
+// Why (and nothing left open), if one cannot be reopened.
+bool reopenOpenFiles(char *Why, size_t WhyCap) __attribute__((weak));
+
+// Weak too: a bit per descriptor below 64 * Words in the table.
+void programFds(uint64_t *Mask, int Words) __attribute__((weak));
+// Restart.cpp: Fd holds a placeholder that keeps its number free for the
+// program's file (reopenOpenFiles replaces it).
+bool fdReservedForRestore(int Fd);
+void releaseReservedFds();
+
+// Descriptor Fd, with Stream the FILE over it (or null), is the program's.
+void trackOpenFile(int Fd, FILE *Stream);
+// The FILE F is about to be closed.
+void forgetStream(FILE *F);
+// After streamHeapEnter and an fopen-like call: allocates F's buffer in the
+// saved heap too (stdio would at its first I/O), leaves; returns F.
+FILE *leaveStreamHeap(FILE *F);
+
+// StreamHeap.cpp: while entered, glibc's allocations on this thread come
+// from the saved region.
+void streamHeapEnter();
+void streamHeapLeave();
+} // namespace ccc
+#endif
