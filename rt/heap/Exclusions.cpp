@@ -3,6 +3,7 @@
 #include "HeapRegion.h"
 #include "rt/common/Log.h"
 #include "rt/layout/Process.h"
+#include "rt/layout/ProgramStack.h"
 
 #include "ccc.h"
 

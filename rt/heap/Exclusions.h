@@ -38,9 +38,6 @@ extern unsigned NumDeadAtSite;
 inline void forgetDeadAtSite() { NumDeadAtSite = 0; }
 inline bool anyExcluded() { return (Excluded && Excluded->N) || NumDeadAtSite; }
 
-// Whether [A, A+L) lies in the program stack (Runtime.cpp).
-bool inProgramStack(uintptr_t A, uint64_t L);
-
 // [Lo, Hi) was freed (heap lock held).
 void forgetExclusionsIn(uintptr_t Lo, uintptr_t Hi);
 // Calls Fn for each part of [A, A+L) not excluded (by either kind), in

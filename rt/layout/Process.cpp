@@ -1,5 +1,6 @@
 //===- Process.cpp - What identifies this process's layout ----------------===//
 #include "Process.h"
+#include "ProgramStack.h"
 #include "rt/common/Hash.h"
 #include "rt/common/LibcHeap.h"
 #include "rt/common/Log.h"
@@ -22,6 +23,7 @@ extern const ccc_global_record __stop_ccc_globals[] __attribute__((weak));
 }
 
 namespace ccc {
+StackRange ProgramStack;
 
 namespace {
 struct BuildIdSearch {

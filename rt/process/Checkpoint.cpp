@@ -15,6 +15,7 @@
 #include "rt/files/FortranUnits.h"
 #include "rt/files/OpenFiles.h"
 #include "rt/heap/HeapRegion.h"
+#include "rt/layout/ProgramStack.h"
 #include "rt/store/Store.h"
 
 #include "ccc.h"
@@ -162,7 +163,7 @@ __attribute__((noinline)) int takeCheckpoint() {
     return CCC_RESTARTED;
   }
   RT.Ctx.StackLow = RT.Ctx.Rsp - kRedZone;
-  RT.Ctx.StackHigh = RT.StackHigh;
+  RT.Ctx.StackHigh = ProgramStack.High;
   int SavedErrno = RT.Ctx.Errno;
   markDeadLocalsOfCallers();
   uint64_t T0 = nowNs(CLOCK_MONOTONIC), V = RT.NextVersion;

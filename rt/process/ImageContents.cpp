@@ -20,6 +20,7 @@
 #include "rt/heap/HeapRegion.h"
 #include "rt/layout/ElfSymbols.h"
 #include "rt/layout/Process.h"
+#include "rt/layout/ProgramStack.h"
 
 #include "ccc.h"
 
@@ -172,7 +173,7 @@ bool forEachFrame(void (*Fn)(uintptr_t, uintptr_t, uintptr_t, uintptr_t,
                   void *Ctx) {
   if (!_Unwind_Backtrace || !_Unwind_GetCFA || !_Unwind_GetIP || !_Unwind_GetGR)
     return false;
-  FrameWalk W = {RT.Ctx.StackLow, RT.StackHigh, 0, 0, 0, Fn, Ctx};
+  FrameWalk W = {RT.Ctx.StackLow, ProgramStack.High, 0, 0, 0, Fn, Ctx};
   _Unwind_Backtrace(visitFrame, &W);
   // The walk ends at main (the runtime's entry switches to the program
   // stack with no unwind information): main's frame ends at the top.
@@ -276,8 +277,8 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
   RT.State.Checkpoints++;
   RT.State.HeapBase = heapBase();
   RT.State.HeapReserve = heapReserve();
-  RT.State.StackBase = RT.StackLow;
-  RT.State.StackSize = RT.StackHigh - RT.StackLow;
+  RT.State.StackBase = ProgramStack.Low;
+  RT.State.StackSize = ProgramStack.High - ProgramStack.Low;
   RT.State.Exclusions = reinterpret_cast<uint64_t>(Excluded);
   gethostname(RT.State.Host, sizeof(RT.State.Host) - 1);
   if (programFds)
@@ -374,12 +375,12 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
     return false;
 
   uintptr_t Low = RT.Ctx.StackLow;
-  UncheckedStackCopy Copy(Low, RT.StackHigh);
+  UncheckedStackCopy Copy(Low, ProgramStack.High);
   if (!Copy.ok())
     return false;
-  CW.readFromCopy(Low, RT.StackHigh - Low, Copy.bytes());
+  CW.readFromCopy(Low, ProgramStack.High - Low, Copy.bytes());
   bool StackOk = W.beginSection(SecStack, Z) &&
-                 writeIncluded(CW, SecStack, Low, RT.StackHigh - Low) &&
+                 writeIncluded(CW, SecStack, Low, ProgramStack.High - Low) &&
                  W.endSection();
   CW.readFromCopy(0, 0, nullptr);
   if (!StackOk)

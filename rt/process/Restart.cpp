@@ -18,6 +18,7 @@
 #include "rt/heap/Exclusions.h"
 #include "rt/heap/HeapRegion.h"
 #include "rt/layout/Process.h"
+#include "rt/layout/ProgramStack.h"
 #include "rt/store/Store.h"
 
 #include <cerrno>
@@ -110,14 +111,15 @@ void *heapSink(uint64_t A, uint64_t L, void *C) {
 }
 
 void *stackSink(uint64_t A, uint64_t L, void *C) {
-  if (A >= RT.StackLow && L <= RT.StackHigh - A)
+  if (A >= ProgramStack.Low && L <= ProgramStack.High - A)
     return prefaulted(A, L);
   auto *R = static_cast<RestoreCtx *>(C);
   if (!R->Bad)
     snprintf(R->Why, R->WhyCap,
              "the saved stack (from 0x%llx) does not fit the program stack "
              "(%zu bytes; set CCC_STACK_SIZE as in the first run)",
-             (unsigned long long)A, (size_t)(RT.StackHigh - RT.StackLow));
+             (unsigned long long)A,
+             (size_t)(ProgramStack.High - ProgramStack.Low));
   R->Bad = true;
   return nullptr;
 }
@@ -145,7 +147,7 @@ jumpToSavedContext() {
   // Frames on the restored stack were protected with the old process's
   // canary; nothing after this line returns through a protected frame.
   asm volatile("movq %0, %%fs:0x28" ::"r"(RT.Ctx.StackCanary) : "memory");
-  beforeStackSwitch(RT.StackLow, RT.StackHigh);
+  beforeStackSwitch(ProgramStack.Low, ProgramStack.High);
   __ccc_ctx_restore(&RT.Ctx);
 }
 

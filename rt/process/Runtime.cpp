@@ -17,6 +17,7 @@
 #include "rt/heap/Exclusions.h"
 #include "rt/heap/HeapRegion.h"
 #include "rt/layout/Process.h"
+#include "rt/layout/ProgramStack.h"
 #include "rt/layout/UnsavedGlobals.h"
 #include "rt/store/RunLock.h"
 #include "rt/store/Store.h"
@@ -55,8 +56,8 @@ void mapStack() {
     fatal("cannot map the program stack at 0x%lx (%zu bytes): %s",
           (unsigned long)Low, Size, strerror(errno));
   mprotect(P, Guard, PROT_NONE); // overflow faults instead of corrupting
-  RT.StackLow = Low;
-  RT.StackHigh = kStackTop;
+  ProgramStack.Low = Low;
+  ProgramStack.High = kStackTop;
 }
 
 // Reports an overflow of the fixed stack instead of dying silently.
@@ -70,7 +71,7 @@ void installOverflowReporter() {
   SA.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
   SA.sa_sigaction = [](int Sig, siginfo_t *Info, void *) {
     uintptr_t A = reinterpret_cast<uintptr_t>(Info->si_addr);
-    if (A < RT.StackLow && A + (1 << 16) >= RT.StackLow)
+    if (A < ProgramStack.Low && A + (1 << 16) >= ProgramStack.Low)
       logMessage("stack overflow on the program stack (%zu bytes; set "
                  "CCC_STACK_SIZE or ulimit -s)",
                  Cfg.StackSize);
@@ -116,7 +117,7 @@ void openStore() {
 
 bool onProgramStack() {
   uintptr_t Sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  return Sp >= RT.StackLow && Sp < RT.StackHigh;
+  return Sp >= ProgramStack.Low && Sp < ProgramStack.High;
 }
 
 //===-- Restart -----------------------------------------------------------===//
@@ -203,8 +204,9 @@ void recordCompletion(int Status, void *) {
   // After the triggers: a supervisor may signal a process that said start.
   supervisionFresh();
   RT.Ready = true;
-  beforeStackSwitch(RT.StackLow, RT.StackHigh);
-  __ccc_run_on_stack(runUserMain, A, reinterpret_cast<void *>(RT.StackHigh));
+  beforeStackSwitch(ProgramStack.Low, ProgramStack.High);
+  __ccc_run_on_stack(runUserMain, A,
+                     reinterpret_cast<void *>(ProgramStack.High));
 }
 
 } // namespace ccc
@@ -340,9 +342,4 @@ extern "C" int ccc_restarted_(void) { return ccc_restarted(); }
 extern "C" int ccc_checkpoint_status(void) { return ccc_checkpoint(); }
 extern "C" int ccc_checkpoint_force_status(void) {
   return ccc_checkpoint_force();
-}
-
-bool ccc::inProgramStack(uintptr_t A, uint64_t L) {
-  return RT.StackLow && A >= RT.StackLow && A < RT.StackHigh &&
-         L <= RT.StackHigh - A;
 }

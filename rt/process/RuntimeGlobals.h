@@ -31,7 +31,6 @@ struct RuntimeGlobals {
   bool Ready = false; // main runs on our stack: sites may checkpoint
   uint32_t Rank = 0, NRanks = 1;
   bool Restarted = false; // this process was restored from an image
-  uintptr_t StackLow = 0, StackHigh = 0;
   uint64_t NextVersion = 1;
   RuntimeState State{};
   uint8_t BuildId[64];
