@@ -24,8 +24,15 @@ bool reopenOpenFiles(char *Why, size_t WhyCap) __attribute__((weak));
 
 // Weak too: a bit per descriptor below 64 * Words in the table.
 void programFds(uint64_t *Mask, int Words) __attribute__((weak));
-// Restart.cpp: Fd holds a placeholder that keeps its number free for the
-// program's file (reopenOpenFiles replaces it).
+// ReservedFds.cpp, for a restart: the descriptors an image's program had
+// open (Mask: a bit per descriptor below 1024) are wanted; reserving puts a
+// placeholder on each wanted number still free, so that what opens
+// descriptors before the program's files are back (the MPI library) takes
+// others. Fd holds a placeholder that keeps its number free for the
+// program's file (reopenOpenFiles replaces it); releasing closes those no
+// file took.
+void wantProgramFds(const uint64_t *Mask);
+void reserveProgramFds();
 bool fdReservedForRestore(int Fd);
 void releaseReservedFds();
 

@@ -166,31 +166,6 @@ void measureRestoredChain(const ImageHeader &H) {
   RT.Policy.restored(H.ChainLength, Size(H.ChainBase), Chain, Size(H.Version));
 }
 
-// Descriptors the program had open in the images checked so far, and the
-// placeholders (/dev/null) that keep those numbers free while an MPI
-// library initialised for the restart opens its own: on another host, or
-// in another order, its sockets would otherwise take the numbers the
-// program's files must come back at.
-uint64_t WantedFds[16], ReservedFds[16];
-
-void reserveProgramFds() {
-  for (int Fd = 3; Fd < 64 * 16; ++Fd) {
-    uint64_t Bit = 1ULL << (Fd % 64);
-    if (!(WantedFds[Fd / 64] & Bit) || (ReservedFds[Fd / 64] & Bit) ||
-        fcntl(Fd, F_GETFD) != -1)
-      continue;
-    int N = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (N < 0)
-      return;
-    if (N == Fd || dup2(N, Fd) == Fd) {
-      fcntl(Fd, F_SETFD, FD_CLOEXEC);
-      ReservedFds[Fd / 64] |= Bit;
-    }
-    if (N != Fd)
-      close(N);
-  }
-}
-
 // The host that wrote the image restoreFrom read last ("" if the image is
 // older than that field).
 char ImageHost[64];
@@ -255,8 +230,7 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
     return false;
   }
   memcpy(ImageHost, State.Host, sizeof(ImageHost) - 1);
-  for (int I = 0; I < 16; ++I)
-    WantedFds[I] |= State.ProgramFds[I];
+  wantProgramFds(State.ProgramFds);
   if (!loadMapsCompatible(SavedMap, RT.LoadMap, Why, WhyCap)) {
     noteOtherHost(Why, WhyCap);
     return false;
@@ -535,23 +509,6 @@ void restartIfPossible() {
         "version%s could be restored); nothing was deleted. Start afresh "
         "with CCC_RESTART=never, or use another CCC_DIR",
         Cfg.Name, Cfg.Dir, N, N == 1 ? "" : "s");
-}
-
-bool fdReservedForRestore(int Fd) {
-  return Fd >= 3 && Fd < 64 * 16 && (ReservedFds[Fd / 64] >> (Fd % 64) & 1);
-}
-
-// After the program's files are back: the placeholders none of them took
-// are closed (the restored table may be another version's than the one
-// whose numbers were kept free).
-void releaseReservedFds() {
-  uint64_t Keep[16] = {0};
-  if (programFds)
-    programFds(Keep, 16);
-  for (int Fd = 3; Fd < 64 * 16; ++Fd)
-    if (fdReservedForRestore(Fd) && !(Keep[Fd / 64] >> (Fd % 64) & 1))
-      close(Fd);
-  memset(ReservedFds, 0, sizeof(ReservedFds));
 }
 
 } // namespace ccc
