@@ -5,7 +5,7 @@ Usage: node_loss.py --mpi openmpi|mpich (--install-from BUILD | --prefix P)
                     [--mode shared|local] [--trials N] [--steps S] ...
 
 On a namespace cluster of 4 hosts (test/harness/netns_cluster.py):
- 1. builds SOURCE (default test/mpi/programs/ring.c; rank_logs.c: every rank writes
+ 1. builds SOURCE (default test/mpi/programs/p2p/ring.c; rank_logs.c: every rank writes
     its own log file, open across checkpoints, rank 0 prints a sum) with the
     installed ckpt-cc --mpi=MPI, and without ccc (the MPI's mpicc and
     pkg-config ccc's runtime: ccc_checkpoint() does nothing) as reference;
@@ -179,7 +179,7 @@ def supervised_parser(doc, trials):
     ap.add_argument("--mode", choices=("shared", "local"), default="local")
     ap.add_argument("--trials", type=int, default=trials)
     ap.add_argument("--source", default=os.path.join(
-        HERE, "..", "mpi", "programs", "ring.c"))
+        HERE, "..", "mpi", "programs", "p2p", "ring.c"))
     ap.add_argument("--steps", default="3000")
     ap.add_argument("--interval", default="0.3")
     ap.add_argument("--seed", type=int)
@@ -260,7 +260,7 @@ def main():
     ap.add_argument("--mode", choices=("shared", "local"), default="shared")
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--source", default=os.path.join(
-        HERE, "..", "mpi", "programs", "ring.c"))
+        HERE, "..", "mpi", "programs", "p2p", "ring.c"))
     ap.add_argument("--steps", default="3000",
                     help="the program's argument (run length)")
     ap.add_argument("--interval", default="0.3", help="CCC_INTERVAL")

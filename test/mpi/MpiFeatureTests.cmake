@@ -17,18 +17,18 @@ set(CCC_MPI_REQUEST_TRIALS 2 CACHE STRING
     "kill/restart trials per request program, protocol and MPI")
 set(across "receive request [0-9]+ open across the line")
 set(CCC_MPI_REQUEST_PROGRAMS
-  "persistent_halo|programs/persistent_halo.c|2|1500|12000|trace=${late} && ${across}"
-  "mprobe_bsend_workers|programs/mprobe_bsend_workers.c|3|30|30|trace=${late}"
-  "idup_overlap|programs/idup_overlap.c|2|10000|30000|trace=duplication open at the checkpoint made again"
-  "large_messages|programs/large_messages.c|2|250|150|trace=${late}|blocking_arg=same"
-  "persistent_fortran|programs/persistent_fortran.f|2|12000|40000|trace=${across}")
+  "persistent_halo|programs/requests/persistent_halo.c|2|1500|12000|trace=${late} && ${across}"
+  "mprobe_bsend_workers|programs/requests/mprobe_bsend_workers.c|3|30|30|trace=${late}"
+  "idup_overlap|programs/requests/idup_overlap.c|2|10000|30000|trace=duplication open at the checkpoint made again"
+  "large_messages|programs/p2p/large_messages.c|2|250|150|trace=${late}|blocking_arg=same"
+  "persistent_fortran|programs/fortran/persistent_fortran.f|2|12000|40000|trace=${across}")
 foreach(mpi ${CCC_MPI_BUILT})
   ccc_mpi_family(${mpi} requests ${CCC_MPI_REQUEST_TRIALS}
                  ${CCC_MPI_REQUEST_PROGRAMS})
   # A checkpoint with a generalized request open on a rank is not
   # committed, and says why.
   set(exe mpi_${mpi}_grequest_open)
-  ccc_mpi_program(${mpi} ${exe} programs/grequest_open.c NOPLAIN)
+  ccc_mpi_program(${mpi} ${exe} programs/requests/grequest_open.c NOPLAIN)
   foreach(protocol nonblocking blocking)
     ccc_mpi_outcome_test(${mpi} ${protocol}.grequest_open_not_committed
       scenarios/expect_uncommitted.py ${exe} 2
@@ -65,10 +65,10 @@ endforeach()
 set(CCC_MPI_COMMS_TRIALS 2 CACHE STRING
     "kill/restart trials per communicator program, protocol and MPI")
 set(CCC_MPI_COMMS_PROGRAMS
-  "intercomm_halves|programs/intercomm_halves.c|3|4000|140|trace=${late} && ${early}|blocking_arg=same"
-  "intercomm_collectives|programs/intercomm_collectives.c|3|3000|40|trace=collective .* re-executed from the log|blocking_arg=same"
-  "attributes_info|programs/attributes_info.c|2|900000|500000|blocking_arg=same"
-  "split_type_attr|programs/split_type_attr.f90|2|700000|300000|blocking_arg=same")
+  "intercomm_halves|programs/communicators/intercomm_halves.c|3|4000|140|trace=${late} && ${early}|blocking_arg=same"
+  "intercomm_collectives|programs/collectives/intercomm_collectives.c|3|3000|40|trace=collective .* re-executed from the log|blocking_arg=same"
+  "attributes_info|programs/communicators/attributes_info.c|2|900000|500000|blocking_arg=same"
+  "split_type_attr|programs/fortran/split_type_attr.f90|2|700000|300000|blocking_arg=same")
 foreach(mpi ${CCC_MPI_BUILT})
   ccc_mpi_family(${mpi} comms ${CCC_MPI_COMMS_TRIALS}
                  ${CCC_MPI_COMMS_PROGRAMS})
@@ -86,9 +86,9 @@ endforeach()
 set(CCC_MPI_OBJECTS_TRIALS 2 CACHE STRING
     "kill/restart trials per freed-inputs program, protocol and MPI")
 set(CCC_MPI_OBJECTS_PROGRAMS
-  "freed_inputs|programs/freed_inputs.c|2|750|3000"
-  "column_halo|programs/column_halo.c|2|70000|120000|trace=${late}"
-  "types_fortran|programs/types_fortran.f90|2|150000|170000")
+  "freed_inputs|programs/objects/freed_inputs.c|2|750|3000"
+  "column_halo|programs/objects/column_halo.c|2|70000|120000|trace=${late}"
+  "types_fortran|programs/fortran/types_fortran.f90|2|150000|170000")
 foreach(mpi ${CCC_MPI_BUILT})
   ccc_mpi_family(${mpi} objects ${CCC_MPI_OBJECTS_TRIALS}
                  ${CCC_MPI_OBJECTS_PROGRAMS})
@@ -96,9 +96,9 @@ endforeach()
 # A restart makes again only the objects a live one needs and frees what
 # it makes: MPICH's datatype library reports no leaked objects at the end
 # of a restarted job whose every step makes and frees datatypes and groups
-# (programs/type_churn.c), killed after its first commit.
+# (programs/objects/type_churn.c), killed after its first commit.
 if("mpich" IN_LIST CCC_MPI_BUILT)
-  ccc_mpi_program(mpich mpi_mpich_type_churn programs/type_churn.c)
+  ccc_mpi_program(mpich mpi_mpich_type_churn programs/objects/type_churn.c)
   foreach(protocol nonblocking blocking)
     ccc_mpi_plain_compared_test(mpich ${protocol}.restart_frees_objects
       semantics/restart_frees_objects.py mpi_mpich_type_churn 2 20000
@@ -243,11 +243,11 @@ endforeach()
 set(CCC_MPI_RMA_TRIALS 2 CACHE STRING
     "kill/restart trials per one-sided program, protocol and MPI")
 set(CCC_MPI_RMA_PROGRAMS
-  "rma_fence_halo|programs/rma_fence_halo.c|2|6000|15000"
+  "rma_fence_halo|programs/rma/rma_fence_halo.c|2|6000|15000"
   "rma_fence_fortran|fortran/rma_fence_f.f90|2|6000|50000"
-  "rma_passive|programs/rma_passive.c|2|6000|25000|protocols=blocking"
-  "rma_shared|programs/rma_shared.c|2|200000|150000|protocols=blocking"
-  "rma_shared_one|programs/rma_shared.c|2|200000 one|150000 one|protocols=blocking|program=rma_shared"
+  "rma_passive|programs/rma/rma_passive.c|2|6000|25000|protocols=blocking"
+  "rma_shared|programs/rma/rma_shared.c|2|200000|150000|protocols=blocking"
+  "rma_shared_one|programs/rma/rma_shared.c|2|200000 one|150000 one|protocols=blocking|program=rma_shared"
   "rma_shared_fortran|fortran/rma_shared_f.f90|2|200000|150000|protocols=blocking|program=rma_shared_f")
 # `use mpi_f08` (TYPE(MPI_Win)), under the non-blocking protocol; Open MPI
 # only, for the suite's time budget (MPICH's run took 24 s: its ranks spin
@@ -284,7 +284,7 @@ foreach(mpi ${CCC_MPI_BUILT})
   # Non-blocking protocol: a checkpoint taken inside a fence epoch with RMA
   # calls is not committed, and says why.
   set(exe mpi_${mpi}_rma_uncommitted)
-  ccc_mpi_program(${mpi} ${exe} programs/rma_uncommitted.c NOPLAIN)
+  ccc_mpi_program(${mpi} ${exe} programs/rma/rma_uncommitted.c NOPLAIN)
   ccc_mpi_outcome_test(${mpi} nonblocking.rma_fence_epoch_not_committed
     scenarios/expect_uncommitted.py ${exe} 2
     OPTIONS "right after RMA calls in the fence epoch the checkpoint was taken in"
