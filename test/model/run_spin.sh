@@ -31,6 +31,8 @@ CC=${CC:-cc}
 mkdir -p "$work"
 cd "$work"
 rm -f pan pan.* *.trail
+# The model may include files beside it (#include "restart.pml").
+cp "$(dirname "$model")"/*.pml .
 cp "$model" model.pml
 spin -a "$@" model.pml >spin.out 2>&1 || { cat spin.out; echo "ccc: spin -a failed" >&2; exit 1; }
 # SAFETY: assertions and invalid end states (deadlocks). HC4: hash
