@@ -275,8 +275,12 @@ foreach(mpi ${CCC_MPI_BUILT})
     refused/expect_refusal.py mpi_${mpi}_rma_shared ${np} ARGS 2000000
     OPTIONS "ccc: MPI_Win_allocate_shared is not supported under checkpointing (one-sided passive target, post/start epochs or shared-memory windows"
     ENV CCC_PROTOCOL=nonblocking CCC_INTERVAL=0.1)
+  # The refusal comes at the first checkpoint, 0.1 s in: the program must
+  # still be running then on any machine. 20000 steps took 0.1 s at one
+  # MPICH rank on an idle machine, so the timer sometimes came too late;
+  # 2000000 would take about 7 s there, and the refusal ends the job first.
   ccc_mpi_outcome_test(${mpi} nonblocking.rma_passive_refused
-    refused/expect_refusal.py mpi_${mpi}_rma_passive ${np} ARGS 20000
+    refused/expect_refusal.py mpi_${mpi}_rma_passive ${np} ARGS 2000000
     OPTIONS "ccc: MPI_Win_lock_all is not supported under checkpointing (one-sided passive target"
     ENV CCC_PROTOCOL=nonblocking CCC_INTERVAL=0.1 OMPI_MCA_osc=pt2pt)
   ccc_mpi_killrestart_table(${mpi} TEST rma.<protocol>.<name>
