@@ -12,7 +12,7 @@
 // what links the runtime's main (rt/process/Entry.cpp) into the program.
 //
 //===----------------------------------------------------------------------===//
-#include "CccPasses.h"
+#include "pass/CccPasses.h"
 
 #include "ccc/abi.h"
 

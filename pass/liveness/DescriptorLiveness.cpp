@@ -39,9 +39,9 @@
 // would see in callees already processed). Not at -O0.
 //
 //===----------------------------------------------------------------------===//
-#include "Compat.h"
-#include "CccPasses.h"
 #include "Overwrites.h"
+#include "pass/CccPasses.h"
+#include "pass/Compat.h"
 
 #include "ccc/abi.h"
 

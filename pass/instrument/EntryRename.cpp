@@ -21,7 +21,7 @@
 // restart.
 //
 //===----------------------------------------------------------------------===//
-#include "CccPasses.h"
+#include "pass/CccPasses.h"
 
 #include "ccc/abi.h"
 

@@ -13,8 +13,8 @@
 // (its memory walks are bounded).
 //
 //===----------------------------------------------------------------------===//
-#include "Compat.h"
-#include "CccPasses.h"
+#include "pass/CccPasses.h"
+#include "pass/Compat.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/Dominators.h"

@@ -13,7 +13,7 @@
 // calls; the runtime names are not library builtins, so it never will.
 //
 //===----------------------------------------------------------------------===//
-#include "CccPasses.h"
+#include "pass/CccPasses.h"
 
 #include "ccc/abi.h"
 

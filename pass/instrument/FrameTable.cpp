@@ -33,9 +33,9 @@
 // dependent .llvm_stackmaps format instead of one array of records.
 //
 //===----------------------------------------------------------------------===//
-#include "Compat.h"
-#include "CccPasses.h"
-#include "Locals.h"
+#include "pass/CccPasses.h"
+#include "pass/Compat.h"
+#include "pass/liveness/Locals.h"
 
 #include "ccc/abi.h"
 

@@ -11,7 +11,7 @@
 //  2. no free of it can come between the allocation and the site (its
 //     memory could hold another object by then);
 //  3. every path from the site overwrites the object whole before reading
-//     it, or leaves the function (pass/Overwrites.cpp), or reaches the
+//     it, or leaves the function (pass/liveness/Overwrites.cpp), or reaches the
 //     allocation again (a new object). A loop that overwrites it under a
 //     guard (`if (n > 0)` of a rotated loop) counts when the guard's
 //     condition is computed from values that stay the same in the whole
@@ -39,10 +39,10 @@
 // still one loop, not a vector body plus a remainder. Not at -O0.
 //
 //===----------------------------------------------------------------------===//
-#include "Compat.h"
-#include "CccPasses.h"
 #include "Locals.h"
 #include "Overwrites.h"
+#include "pass/CccPasses.h"
+#include "pass/Compat.h"
 
 #include "ccc/abi.h"
 

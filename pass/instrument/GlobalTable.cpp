@@ -19,7 +19,7 @@
 // flow analysis in GlobalLiveness.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "CccPasses.h"
+#include "pass/CccPasses.h"
 
 #include "ccc/abi.h"
 

@@ -23,9 +23,9 @@
 // table's frame offsets are those of that target's frame lowering).
 //
 //===----------------------------------------------------------------------===//
-#include "CccPasses.h"
 #include "Locals.h"
 #include "Overwrites.h"
+#include "pass/CccPasses.h"
 
 #include "ccc/abi.h"
 

@@ -30,8 +30,8 @@
 // and only straight-line overwrites are found).
 //
 //===----------------------------------------------------------------------===//
-#include "CccPasses.h"
 #include "Overwrites.h"
+#include "pass/CccPasses.h"
 
 #include "ccc/abi.h"
 

@@ -1,6 +1,6 @@
 //===- Locals.cpp - Facts about a function's locals -----------------------===//
 #include "Locals.h"
-#include "Compat.h"
+#include "pass/Compat.h"
 
 #include "ccc/abi.h"
 
