@@ -1,5 +1,4 @@
-//===- NeighbourCollectives.cpp - MPI_(I)neighbor_*
-//------------------------===//
+//===- NeighbourCollectives.cpp - MPI_(I)neighbor_* -----------------------===//
 //
 // Neighbourhood collectives on Cartesian, graph and distributed-graph
 // communicators, blocking and non-blocking: MPI's own calls, with their

@@ -1,5 +1,4 @@
-//===- Info.cpp - info objects across restarts
-//-----------------------------===//
+//===- Info.cpp - info objects across restarts ----------------------------===//
 //
 // An info object the program creates is a ccc handle (an Object of kind
 // Info) whose keys and values the layer copies into the saved heap after

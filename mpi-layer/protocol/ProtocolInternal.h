@@ -1,5 +1,4 @@
-//===- ProtocolInternal.h - the non-blocking protocol's shared parts -*- C++
-//-*-===//
+//===- ProtocolInternal.h - the protocol's shared parts ---------*- C++ -*-===//
 //
 // What Protocol.cpp (modes, message log, control messages, sends and
 // receives, sites, restart) shares with ProtocolCollectives.cpp. Internal

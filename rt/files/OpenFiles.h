@@ -1,4 +1,4 @@
-//===- OpenFiles.h - The program's open files, reopened on restart -*- C++ -*-//
+//===- OpenFiles.h - Open files, reopened on restart ------------*- C++ -*-===//
 #ifndef CCC_RT_OPENFILES_H
 #define CCC_RT_OPENFILES_H
 

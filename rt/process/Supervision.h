@@ -1,4 +1,4 @@
-//===- Supervision.h - Running under `ckpt run`, preemption, hooks -*- C++ -*-//
+//===- Supervision.h - `ckpt run`, preemption, hooks ------------*- C++ -*-===//
 //
 // What a process shares with a supervisor and with the program beyond its
 // memory: its pid, heartbeat and events in CCC_RUN_DIR (read by `ckpt run`),

@@ -1,5 +1,4 @@
-//===- Triggers.cpp - What makes a checkpoint due
-//--------------------------===//
+//===- Triggers.cpp - What makes a checkpoint due -------------------------===//
 //
 // The CCC_INTERVAL timer (fixed, or Young's interval for CCC_INTERVAL=auto)
 // and the CCC_SIGNAL handler: both set Requested and __ccc_pending, which the

@@ -1,5 +1,4 @@
-//===- ChainPolicy.h - Full or incremental, per image ------------*- C++
-//-*-===//
+//===- ChainPolicy.h - Full or incremental, per image -----------*- C++ -*-===//
 //
 // An incremental image pays only when little of the memory changed since
 // the previous image: when almost every chunk changes (a spectral code

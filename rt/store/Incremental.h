@@ -1,4 +1,4 @@
-//===- Incremental.h - Chunked memory sections, incremental images -*- C++ -*-//
+//===- Incremental.h - Chunked sections, incremental images -----*- C++ -*-===//
 //
 // A checkpoint cuts every memory range at multiples of the chunk size
 // (absolute addresses, so a chunk is the same memory from one checkpoint to

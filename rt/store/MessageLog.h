@@ -1,5 +1,4 @@
-//===- MessageLog.h - The non-blocking protocol's message log file -*- C++
-//-*-===//
+//===- MessageLog.h - The protocol's message log file -----------*- C++ -*-===//
 //
 // NAME.vSEQ.rRANK.log: what one rank received or decided after its
 // checkpoint SEQ while the checkpoint was open (late messages, wildcard
