@@ -4,7 +4,8 @@
 // paths, and incremental images find older ones by name beside them), the
 // `ckpt` tool's main (tools/ckpt.cpp compiled with -Dmain=ckpt_main), and
 // libc's allocator names routed to malloc so the sanitizers see the
-// readers' buffers (rt/common/LibcHeap.h: the runtime bypasses malloc on purpose).
+// readers' buffers (rt/common/LibcHeap.h: the runtime bypasses malloc on
+// purpose).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CCC_FUZZ_FUZZCOMMON_H

@@ -3,10 +3,10 @@
 // `ckpt run [options] -- COMMAND...` launches COMMAND (mpirun ... or a
 // serial program built with ccc), watches it, and launches it again after a
 // failure: the runtime then restarts from the newest committed checkpoint.
-// It sees the job through CCC_RUN_DIR (rt/process/Supervision.cpp): each process's
-// pid file, whose mtime is its heartbeat, and the events every process
-// appends. A failure is a non-zero exit or a death by signal, or a hang (a
-// process that reached no site for --hang-timeout seconds), after which
+// It sees the job through CCC_RUN_DIR (rt/process/Supervision.cpp): each
+// process's pid file, whose mtime is its heartbeat, and the events every
+// process appends. A failure is a non-zero exit or a death by signal, or a hang
+// (a process that reached no site for --hang-timeout seconds), after which
 // every process of the job is killed. A launcher that goes on after every
 // process of its job has ended is ended too; the job then counts as
 // finished if every process exited with status 0. SIGTERM or SIGINT to `ckpt

@@ -175,7 +175,8 @@ struct ccc_dead_local_record {
 /* Linked with -Wl,--wrap=NAME too, but observed rather than routed: their
  * __wrap_NAME (rt/files/FortranUnits.cpp) calls the real function and notes the
  * descriptors that flang's runtime opens for Fortran units, which ccc cannot
- * restore yet (a checkpoint with one open is refused, see docs/languages.md). */
+ * restore yet (a checkpoint with one open is refused, see docs/languages.md).
+ */
 #define CCC_OBSERVED_FUNCTIONS(W)                                              \
   W(open)                                                                      \
   W(mkstemp)                                                                   \

@@ -74,8 +74,8 @@ static uintptr_t ExeBias;
 
 // Set on the thread reading the symbols: reading opens and maps the
 // executable, which can come back here (the open of a ccc link is wrapped,
-// rt/files/FortranUnits.cpp, and asks whose call it is): such a question gets no
-// answer rather than waiting for the read it is part of.
+// rt/files/FortranUnits.cpp, and asks whose call it is): such a question gets
+// no answer rather than waiting for the read it is part of.
 static thread_local bool LoadingHere;
 
 // Reads the executable's functions (once: the allocator may ask from any

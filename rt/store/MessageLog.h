@@ -4,8 +4,8 @@
 // checkpoint SEQ while the checkpoint was open (late messages, wildcard
 // matches, non-deterministic events, outputs of collectives that crossed
 // the recovery line), replayed when the job restarts from SEQ. Written by
-// the MPI layer (mpi-layer/protocol/Protocol.cpp); read by it at a restart and by
-// `ckpt verify`, through readMessageLog, which checks every byte a replay
+// the MPI layer (mpi-layer/protocol/Protocol.cpp); read by it at a restart and
+// by `ckpt verify`, through readMessageLog, which checks every byte a replay
 // will use before anything is replayed.
 //
 // Layout: a LogHeader, then Bytes bytes of records, each a LogRecord

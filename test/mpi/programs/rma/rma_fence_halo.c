@@ -7,9 +7,9 @@
 // (MPI_Win_create_dynamic, MPI_Win_attach; a scratch region is attached and
 // detached every step) with MPI_Accumulate. Every fence epoch is opened with
 // MPI_MODE_NOPRECEDE and closed with MPI_MODE_NOSUCCEED, and the site lies
-// between them: the pattern the non-blocking protocol needs (docs/mpi-io-windows.md).
-// The windows live across every checkpoint, so a restart must make them
-// again over the same memory with the same contents.
+// between them: the pattern the non-blocking protocol needs
+// (docs/mpi-io-windows.md). The windows live across every checkpoint, so a
+// restart must make them again over the same memory with the same contents.
 //   usage: rma_fence_halo STEPS
 // Rank 0 prints an XOR hash of every rank's cells, the sum of what the Gets
 // read, the accumulated counts, and the windows' name and size.
