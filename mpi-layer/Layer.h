@@ -670,8 +670,35 @@ void freeSelfComm(); // MPI_Finalize: unpackBytes' communicator
 // Copies M into the program's buffer and fills Status (may be ignore).
 int deliver(Message *M, void *Buf, int Count, MPI_Datatype Type,
             MPI_Status *Status);
-// A status describing M as received (not yet delivered).
+// A status describing M as received (not yet delivered); its MPI_ERROR
+// is left as it was.
 void fillStatus(MPI_Status *S, const Message *M);
+
+// A call that returns one status leaves its MPI_ERROR as the program set it
+// (MPI-3.1, 3.2.5: the error is the function's value); both MPIs do so, but
+// for MPICH's MPI_Probe and MPI_Iprobe, which set it to MPI_SUCCESS. Where
+// the layer fills such a status itself, KeptError puts the program's value
+// back when the call succeeds: `KeptError Keep(Status); ... return
+// Keep(Err);`.
+class KeptError {
+  MPI_Status *S;
+  int E;
+
+public:
+  explicit KeptError(MPI_Status *Status)
+      : S(Status == MPI_STATUS_IGNORE ? nullptr : Status),
+        E(S ? S->MPI_ERROR : MPI_SUCCESS) {}
+  int operator()(int Err) const {
+    if (S && Err == MPI_SUCCESS)
+      S->MPI_ERROR = E;
+    return Err;
+  }
+};
+#if defined(MPICH_VERSION)
+constexpr bool kProbeSetsError = true;
+#else
+constexpr bool kProbeSetsError = false;
+#endif
 
 // Protocol.
 extern bool NonBlocking; // CCC_PROTOCOL=nonblocking

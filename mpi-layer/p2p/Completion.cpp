@@ -70,12 +70,15 @@ static bool testOne(Request &R) {
 }
 
 // Hands a finished request's status to the program and frees it; a
-// persistent one becomes inactive (and keeps its handle).
-[[gnu::always_inline]] static inline int finish(MPI_Request *H, Request &R,
-                                                MPI_Status *Status) {
+// persistent one becomes inactive (and keeps its handle). A call that
+// returns one status (Single) keeps the status's MPI_ERROR (KeptError).
+[[gnu::always_inline]] static inline int
+finish(MPI_Request *H, Request &R, MPI_Status *Status, bool Single = true) {
+  KeptError Keep(Single ? Status : MPI_STATUS_IGNORE);
   if (Status != MPI_STATUS_IGNORE)
     *Status = R.Status;
   int Err = R.Kind == ReqKind::Recv ? R.Status.MPI_ERROR : MPI_SUCCESS;
+  Keep(Err == MPI_ERR_IN_STATUS ? MPI_SUCCESS : Err);
   if (R.Persistent) {
     R.Active = false;
     emptyStatus(R.Status);
@@ -178,7 +181,9 @@ int MPI_Testall(int N, MPI_Request Hs[], int *Flag, MPI_Status Ss[]) {
   return MPI_Waitall(N, Hs, Ss);
 }
 
-static int waitanyLive(int N, MPI_Request Hs[], int *Index, MPI_Status *Status);
+// Single: for MPI_Waitany, which returns one status (finish).
+static int waitanyLive(int N, MPI_Request Hs[], int *Index, MPI_Status *Status,
+                       bool Single = true);
 
 int MPI_Waitany(int N, MPI_Request Hs[], int *Index, MPI_Status *Status) {
   if (Bypass)
@@ -199,8 +204,8 @@ int MPI_Waitany(int N, MPI_Request Hs[], int *Index, MPI_Status *Status) {
   return Err;
 }
 
-static int waitanyLive(int N, MPI_Request Hs[], int *Index,
-                       MPI_Status *Status) {
+static int waitanyLive(int N, MPI_Request Hs[], int *Index, MPI_Status *Status,
+                       bool Single) {
   for (int Spin = 0;; ++Spin) {
     bool AnyActive = false;
     for (int I = 0; I < N; ++I) {
@@ -210,7 +215,7 @@ static int waitanyLive(int N, MPI_Request Hs[], int *Index,
       AnyActive = true;
       if (testOne(*R)) {
         *Index = I;
-        return finish(&Hs[I], *R, Status);
+        return finish(&Hs[I], *R, Status, Single);
       }
     }
     if (!AnyActive) {
@@ -352,7 +357,7 @@ static int waitsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
                         MPI_Status Ss[]) {
   int First;
   MPI_Status S;
-  int Err = waitanyLive(N, Hs, &First, &S);
+  int Err = waitanyLive(N, Hs, &First, &S, false);
   if (First == MPI_UNDEFINED) {
     *OutCount = MPI_UNDEFINED;
     return Err;
@@ -366,8 +371,8 @@ static int waitsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
     Request *R = liveRequest(Hs[I]);
     if (R && testOne(*R)) {
       Indices[K] = I;
-      finish(&Hs[I], *R,
-             Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K]);
+      finish(&Hs[I], *R, Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K],
+             false);
       ++K;
     }
   }
@@ -386,8 +391,8 @@ static int testsomeLive(int N, MPI_Request Hs[], int *OutCount, int Indices[],
     AnyActive = true;
     if (testOne(*R)) {
       Indices[K] = I;
-      finish(&Hs[I], *R,
-             Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K]);
+      finish(&Hs[I], *R, Ss == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &Ss[K],
+             false);
       ++K;
     }
   }
@@ -418,8 +423,11 @@ int MPI_Request_get_status(MPI_Request H, int *Flag, MPI_Status *Status) {
   if (!R)
     return PMPI_Request_get_status(H, Flag, Status);
   *Flag = testOne(*R);
-  if (*Flag && Status != MPI_STATUS_IGNORE)
+  if (*Flag && Status != MPI_STATUS_IGNORE) {
+    KeptError Keep(Status);
     *Status = R->Status;
+    Keep(MPI_SUCCESS);
+  }
   return MPI_SUCCESS;
 }
 

@@ -127,7 +127,7 @@ int MPI_Mrecv(void *B, int N, MPI_Datatype T, MPI_Message *Msg,
   if (!M) // MPI_MESSAGE_NO_PROC (or not a message: MPI reports it)
     return PMPI_Mrecv(B, N, realType(T), Msg, Status);
   *Msg = MPI_MESSAGE_NULL;
-  return deliver(M, B, N, T, Status);
+  return KeptError(Status)(deliver(M, B, N, T, Status));
 }
 
 int MPI_Imrecv(void *B, int N, MPI_Datatype T, MPI_Message *Msg,

@@ -68,7 +68,6 @@ Message *takePending(MPI_Comm C, int Source, int Tag, bool Remove) {
 void fillStatus(MPI_Status *S, const Message *M) {
   S->MPI_SOURCE = M->Source;
   S->MPI_TAG = M->Tag;
-  S->MPI_ERROR = MPI_SUCCESS;
   PMPI_Status_set_cancelled(S, 0);
   PMPI_Status_set_elements_x(S, MPI_BYTE, (MPI_Count)M->Bytes);
 }
@@ -337,7 +336,7 @@ int MPI_Recv(void *B, int N, MPI_Datatype T, int Src, int Tag, MPI_Comm C,
   if (NonBlocking)
     return nbRecv(B, N, T, Src, Tag, C, Status);
   if (Message *M = takePending(C, Src, Tag, true))
-    return deliver(M, B, N, T, Status);
+    return KeptError(Status)(deliver(M, B, N, T, Status));
   MPI_Status Local;
   MPI_Status *S = Status == MPI_STATUS_IGNORE ? &Local : Status;
   int R = PMPI_Recv(B, N, realType(T), Src, Tag, realComm(C), S);
@@ -417,8 +416,11 @@ int MPI_Probe(int Src, int Tag, MPI_Comm C, MPI_Status *Status) {
     return MPI_SUCCESS;
   }
   if (Message *M = takePending(C, Src, Tag, false)) {
-    if (Status != MPI_STATUS_IGNORE)
+    if (Status != MPI_STATUS_IGNORE) {
       fillStatus(Status, M);
+      if (kProbeSetsError)
+        Status->MPI_ERROR = MPI_SUCCESS;
+    }
     return MPI_SUCCESS;
   }
   return PMPI_Probe(Src, Tag, realComm(C), Status);
@@ -433,8 +435,11 @@ int MPI_Iprobe(int Src, int Tag, MPI_Comm C, int *Flag, MPI_Status *Status) {
   }
   if (Message *M = takePending(C, Src, Tag, false)) {
     *Flag = 1;
-    if (Status != MPI_STATUS_IGNORE)
+    if (Status != MPI_STATUS_IGNORE) {
       fillStatus(Status, M);
+      if (kProbeSetsError)
+        Status->MPI_ERROR = MPI_SUCCESS;
+    }
     return MPI_SUCCESS;
   }
   return PMPI_Iprobe(Src, Tag, realComm(C), Flag, Status);

@@ -499,7 +499,7 @@ int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
            MPI_Comm C, MPI_Status *Status) {
   nbProgress();
   if (Message *M = takePending(C, Src, Tag, true))
-    return deliver(M, Buf, Count, Type, Status);
+    return KeptError(Status)(deliver(M, Buf, Count, Type, Status));
   if (nbCheckpointOpen() && Src != MPI_PROC_NULL) {
     // A request waited for while answering control messages (waitOne).
     MPI_Request H;
@@ -514,7 +514,7 @@ int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
   uint64_t Op = ++L->RecvSeq;
   int PSrc = Src, PTag = Tag;
   if (Message *M = resolve(Op, C, &Src, &Tag))
-    return deliver(M, Buf, Count, Type, Status);
+    return KeptError(Status)(deliver(M, Buf, Count, Type, Status));
   int R;
   bool Contiguous;
   if (int N = packedBytes(Count, RT, &Contiguous); N >= 0) {
@@ -693,7 +693,8 @@ bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status) {
   if (Status != MPI_STATUS_IGNORE) {
     Status->MPI_SOURCE = M->Source;
     Status->MPI_TAG = M->Tag;
-    Status->MPI_ERROR = MPI_SUCCESS;
+    if (kProbeSetsError)
+      Status->MPI_ERROR = MPI_SUCCESS;
     PMPI_Status_set_cancelled(Status, 0);
     PMPI_Status_set_elements_x(Status, MPI_BYTE, (MPI_Count)M->Bytes);
   }
