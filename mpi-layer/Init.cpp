@@ -257,6 +257,7 @@ void afterRestore() {
                Written ? "nonblocking" : "blocking",
                NonBlocking ? "nonblocking" : "blocking");
   NonBlocking = Written;
+  clockAfterRestore();
   Restoring = true;
   filesBeforeRestore();
   rebuildObjects();
@@ -293,6 +294,7 @@ int site(int Kind, int (*Take)()) {
   // No image while a generalized request or an MPI-IO collective is open.
   Take = guardTake(guardFiles(Take));
   Take = windowTake(Take); // RMA complete (or checked) before the image
+  Take = clockTake(Take);
   return NonBlocking ? siteNonBlocking(Kind, Take) : siteBlocking(Kind, Take);
 }
 

@@ -353,6 +353,8 @@ struct LayerState {
   // Free cells for small request blocks (cellAlloc, PointToPoint.cpp),
   // linked through their first word.
   void *FreeCells;
+  // Clock.cpp: MPI_Wtime when the image was taken.
+  double WtimeAtCheckpoint;
 };
 
 // A keyval the program created (its handle is a ccc handle of kind
@@ -746,6 +748,11 @@ int (*windowTake(int (*Take)()))();
 // Non-blocking protocol, at a site: whether to checkpoint now (Want: the
 // rank's own wish) when fence-mode windows must agree on it at a fence.
 bool windowsWant(bool Want);
+
+// Clock.cpp: wraps the image writer to note MPI_Wtime in the image; after
+// a restart, sets MPI_Wtime to go on from there.
+int (*clockTake(int (*Take)()))();
+void clockAfterRestore();
 
 } // namespace mpi
 } // namespace ccc
