@@ -44,12 +44,19 @@ namespace {
 
 //===-- Stack -------------------------------------------------------------===//
 
+// Above the top of a process's own stack lie the environment and the
+// auxiliary vector, so a program that reads a little past a local array of
+// main reads them, harmlessly. kStackSlack bytes of zeros above the
+// program stack's top keep such a program running as it did without ccc
+// (they are never saved: what the program reads there is not its state).
+constexpr size_t kStackSlack = 1 << 16;
+
 void mapStack() {
   size_t Size = Cfg.StackSize;
   const size_t Guard = 1 << 16;
   uintptr_t Low = kStackTop - Size;
   void *P = mmap(
-      reinterpret_cast<void *>(Low - Guard), Size + Guard,
+      reinterpret_cast<void *>(Low - Guard), Size + Guard + kStackSlack,
       PROT_READ | PROT_WRITE,
       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   if (P != reinterpret_cast<void *>(Low - Guard))
