@@ -292,7 +292,8 @@ template <typename H> int release(H *Handle, ObjKind Kind) {
     return MPI_ERR_ARG;
   O->Live = false;
   O->FreedEpoch = L->Epoch;
-  freeReal(*O);
+  if (!O->Holds)
+    freeReal(*O);
   // The bits as they are: handleBits of a uint64_t would cut a pointer.
   *Handle =
       handleFromBits<H>(Kind == ObjKind::Comm   ? handleBits(MPI_COMM_NULL)
@@ -352,6 +353,12 @@ uint32_t recordObject(ObjKind Kind, Recipe How, int NInts, const int *Ints,
 
 int makeObject(Object &O) { return make(O); }
 
+void dropHold(MPI_Datatype T) {
+  Object *O = object(T);
+  if (O && O->Holds && --O->Holds == 0 && !O->Live)
+    freeReal(*O);
+}
+
 uint32_t cloneObject(uint32_t From) {
   uint32_t Idx = newObject(L->Objs[From].Kind, L->Objs[From].How);
   Object &F = L->Objs[From], &O = L->Objs[Idx];
@@ -382,7 +389,7 @@ void rebuildObjects() {
     // alive until the restore ends, Communicators.cpp).
     bool Always = O.Kind == ObjKind::Comm || O.Kind == ObjKind::Info ||
                   O.Kind == ObjKind::Errh;
-    Last[I] = O.Live || Always ? (int64_t)I : -1;
+    Last[I] = O.Live || Always || O.Holds ? (int64_t)I : -1;
     Held[I] = false;
   }
   auto Input = [](const Object &O, int K) -> int64_t {
@@ -408,7 +415,8 @@ void rebuildObjects() {
     // itself if freed and needed by nobody.
     for (int K = 0; K <= L->Objs[J].NHandles; ++K) {
       int64_t I = K < L->Objs[J].NHandles ? Input(L->Objs[J], K) : J;
-      if (I >= 0 && Held[I] && !L->Objs[I].Live && Last[I] == (int64_t)J) {
+      if (I >= 0 && Held[I] && !L->Objs[I].Live && !L->Objs[I].Holds &&
+          Last[I] == (int64_t)J) {
         freeReal(L->Objs[I]);
         Held[I] = false;
       }

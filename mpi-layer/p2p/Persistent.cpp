@@ -37,6 +37,8 @@ MPI_Request makePersistent(ReqKind Kind, uint8_t Mode, const void *Buf,
   R->Peer = Peer;
   R->Tag = Tag;
   R->Comm = C;
+  if (Object *O = object(Type))
+    ++O->Holds;
   return H;
 }
 

@@ -197,6 +197,8 @@ template <typename T> static void freeOwned(T *&P) {
 void releaseSlot(Request &R) {
   uint32_t I = (uint32_t)(&R - L->Reqs);
   R.InUse = false;
+  if (R.Persistent)
+    dropHold(R.Type);
   releaseHeader(R);
   freeOwned(R.Copy);
   freeOwned(R.OutsArrays);

@@ -9,10 +9,11 @@
 # generalized requests between the sites), matched probes of variable-size
 # messages from any source (MPI_Mprobe/Mrecv, MPI_Improbe/Imrecv) answered
 # with buffered sends (MPI_Bsend, MPI_Ibsend, MPI_Buffer_attach/detach),
-# and the Fortran (mpif.h) persistent halo; both protocols. Args: about 1 s
-# uninterrupted on an idle machine. Receives active at every checkpoint are
-# posted again by every restart: the non-blocking protocol's trace must
-# show them open across the line.
+# the Fortran (mpif.h) persistent halo, and persistent requests whose
+# datatypes the program freed at once (issue 46, item 2); both protocols.
+# Args: about 1 s uninterrupted on an idle machine. Receives active at
+# every checkpoint are posted again by every restart: the non-blocking
+# protocol's trace must show them open across the line.
 set(CCC_MPI_REQUEST_TRIALS 2 CACHE STRING
     "kill/restart trials per request program, protocol and MPI")
 set(across "receive request [0-9]+ open across the line")
@@ -21,7 +22,8 @@ set(CCC_MPI_REQUEST_PROGRAMS
   "mprobe_bsend_workers|programs/requests/mprobe_bsend_workers.c|3|30|30|trace=${late}"
   "idup_overlap|programs/requests/idup_overlap.c|2|10000|30000|trace=duplication open at the checkpoint made again"
   "large_messages|programs/p2p/large_messages.c|2|250|150|trace=${late}|blocking_arg=same"
-  "persistent_fortran|programs/fortran/persistent_fortran.f|2|12000|40000|trace=${across}")
+  "persistent_fortran|programs/fortran/persistent_fortran.f|2|12000|40000|trace=${across}"
+  "persistent_freed_types|programs/requests/persistent_freed_types.c|2|20000|20000")
 foreach(mpi ${CCC_MPI_BUILT})
   ccc_mpi_family(${mpi} requests ${CCC_MPI_REQUEST_TRIALS}
                  ${CCC_MPI_REQUEST_PROGRAMS})
