@@ -109,6 +109,16 @@ for mpi in openmpi mpich; do
   fi
 done
 
+# C of gcc 12's days: clang's default errors stay warnings, as gcc had
+# them, unless --strict.
+"$cc" -O2 -o "$work/gcc12" "$src/test/tools/gcc12_era.c" 2>"$work/err" ||
+  fail "ckpt-cc rejects what gcc 12 built: $(cat "$work/err")"
+grep -q 'warning: .*implicit-function-declaration' "$work/err" ||
+  fail "ckpt-cc: no warning left for an implicit declaration: $(cat "$work/err")"
+"$cc" --strict -O2 -o "$work/gcc12" "$src/test/tools/gcc12_era.c" 2>"$work/err" &&
+  fail "ckpt-cc --strict accepted an implicit declaration"
+grep -q 'error: .*int-conversion' "$work/err" || fail "ckpt-cc --strict: $(cat "$work/err")"
+
 if sys=$(command -v mpicc); then
   "$cc" -O2 -o "$work/sys" "$mpisrc"
   nm "$work/sys" | grep -q ' T MPI_Send$' || fail "ckpt-cc with the system MPI ($sys): layer not linked"
