@@ -258,10 +258,28 @@ int createKeyval(uint8_t Kind, void *Copy, void *Delete, void *Extra,
   return R;
 }
 
+// Whether MPI still has freed keyval I: a freed keyval lives on while an
+// attribute set with it remains on an object the program has not freed
+// (MPI-3.1, 6.7.2); once the last goes, MPI frees it, and asking for it is
+// an error.
+static bool keyvalHeld(uint32_t I) {
+  for (uint32_t J = 0; J < L->NAttrs; ++J) {
+    const Attr &A = L->Attrs[J];
+    if (A.Keyval != I || !A.Live)
+      continue;
+    const Object *O = L->Keyvals[I].Kind == kKeyvalType
+                          ? object(handleFromBits<MPI_Datatype>(A.Obj))
+                          : object(handleFromBits<MPI_Comm>(A.Obj));
+    if (!O || O->Live) // predefined objects are never freed
+      return true;
+  }
+  return false;
+}
+
 void recordCopiedAttributes(uint64_t Obj, bool IsType) {
   for (uint32_t I = 0; I < L->NKeyvals; ++I) {
     const Keyval &V = L->Keyvals[I];
-    if (V.Kind != IsType)
+    if (V.Kind != IsType || (!V.Live && !keyvalHeld(I)))
       continue;
     void *Val = nullptr;
     int Flag = 0;
