@@ -88,11 +88,15 @@ int deleteFortran(Keyval &V, MPI_Fint Obj, void *Val) {
   return Err;
 }
 
+// MPICH's MPI_*_NULL_COPY_FN and MPI_*_NULL_DELETE_FN are null pointers
+// (Open MPI's are functions): no copy, nothing to delete.
 int commCopy(MPI_Comm Old, int, void *Extra, void *In, void *Out, int *Flag) {
   *Flag = 0;
   if (Restoring)
     return MPI_SUCCESS;
   Keyval &V = fromExtra(Extra);
+  if (!V.Copy)
+    return MPI_SUCCESS;
   MPI_Comm C = programComm(Old);
   if (V.Fortran)
     return copyFortran(V, MPI_Comm_c2f(C), In, Out, Flag);
@@ -104,6 +108,8 @@ int commDelete(MPI_Comm Comm, int, void *Val, void *Extra) {
   if (Restoring)
     return MPI_SUCCESS;
   Keyval &V = fromExtra(Extra);
+  if (!V.Delete)
+    return MPI_SUCCESS;
   MPI_Comm C = programComm(Comm);
   if (V.Fortran)
     return deleteFortran(V, MPI_Comm_c2f(C), Val);
@@ -117,6 +123,8 @@ int typeCopy(MPI_Datatype Old, int, void *Extra, void *In, void *Out,
   if (Restoring)
     return MPI_SUCCESS;
   Keyval &V = fromExtra(Extra);
+  if (!V.Copy)
+    return MPI_SUCCESS;
   MPI_Datatype T = programType(Old);
   if (V.Fortran)
     return copyFortran(V, MPI_Type_c2f(T), In, Out, Flag);
@@ -128,6 +136,8 @@ int typeDelete(MPI_Datatype Type, int, void *Val, void *Extra) {
   if (Restoring)
     return MPI_SUCCESS;
   Keyval &V = fromExtra(Extra);
+  if (!V.Delete)
+    return MPI_SUCCESS;
   MPI_Datatype T = programType(Type);
   if (V.Fortran)
     return deleteFortran(V, MPI_Type_c2f(T), Val);
@@ -146,6 +156,8 @@ int winDelete(MPI_Win Real, int, void *Val, void *Extra) {
   if (Restoring)
     return MPI_SUCCESS;
   Keyval &V = fromExtra(Extra);
+  if (!V.Delete)
+    return MPI_SUCCESS;
   return reinterpret_cast<MPI_Win_delete_attr_function *>(V.Delete)(
       programWin(Real), programKeyval(&V), Val, V.Extra);
 }

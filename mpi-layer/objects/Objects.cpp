@@ -245,8 +245,13 @@ int create(ObjKind Kind, Recipe How, H *Out, int NInts, const int *Ints,
   Object &O = L->Objs[Idx];
   setArgs(O, NInts, Ints, NAints, Aints, NHandles, Handles);
   O.Fn = Fn;
+  // MPI's output starts as the program's: a failed call hands back what
+  // MPI left there (the null handle, or the program's value untouched).
+  static_assert(sizeof(H) <= sizeof(O.Real), "a handle fits Object::Real");
+  memcpy(&O.Real, Out, sizeof(H));
   int R = make(O);
   if (R != MPI_SUCCESS) {
+    memcpy(Out, &O.Real, sizeof(H));
     L->NObjs--;
     return R;
   }
