@@ -177,7 +177,7 @@ struct Object {
   // Files (FileOpen): what a restart needs beyond the recipe (Files.cpp).
   struct FileState *Fs;
   // Communicators: what a collective's outputs depend on, asked of MPI at
-  // the first call that needs it (commFacts, Objects.cpp) rather than at
+  // the first call that needs it (commFacts, CommFacts.cpp) rather than at
   // every non-blocking collective (two or three MPI calls each). None of
   // it changes in a communicator's life, nor across a restart. (The size
   // of the group that sends to its members is Size, above.)
