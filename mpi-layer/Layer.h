@@ -168,11 +168,6 @@ struct Object {
   // Error handlers: references handed out by MPI_Comm_get_errhandler and
   // not yet freed; the function is Fortran's (handles as MPI_Fint).
   int Refs;
-  // Datatypes: persistent requests that name it (Persistent.cpp). MPI
-  // keeps a request's datatype alive after the program frees it, so the
-  // layer keeps the real type (and makes it again at a restart) until the
-  // last such request is freed.
-  uint32_t Holds;
   bool Fortran;
   // Files (FileOpen): what a restart needs beyond the recipe (Files.cpp).
   struct FileState *Fs;
@@ -638,9 +633,13 @@ void completeEmpty(Request &R);
 // the table slot (and copy) of R (BufferedSends.cpp, PointToPoint.cpp).
 void reapBufferedSends();
 void releaseSlot(Request &R);
-// A persistent request that named datatype T is freed (Object::Holds):
-// the real type goes once the program freed it and nothing holds it.
-void dropHold(MPI_Datatype T);
+// MPI keeps a persistent request's datatype alive after the program frees
+// it: whether a persistent request in the table names datatype T
+// (Persistent.cpp). The layer keeps such a type's real type, and makes it
+// again at a restart, until the last of them is freed; then
+// releaseFreedType frees it.
+bool typeHeld(MPI_Datatype T);
+void releaseFreedType(MPI_Datatype T);
 // The layer's buffered send (a copy sent with Isend); Out: a request the
 // program may hold (MPI_Ibsend, persistent Bsend_init), or null.
 int bufferedSend(const void *Buf, int Count, MPI_Datatype Type, int Dest,

@@ -297,7 +297,8 @@ template <typename H> int release(H *Handle, ObjKind Kind) {
     return MPI_ERR_ARG;
   O->Live = false;
   O->FreedEpoch = L->Epoch;
-  if (!O->Holds)
+  if (Kind != ObjKind::Type ||
+      !typeHeld(handleFromBits<MPI_Datatype>(handleBits(*Handle))))
     freeReal(*O);
   // The bits as they are: handleBits of a uint64_t would cut a pointer.
   *Handle =
@@ -358,9 +359,10 @@ uint32_t recordObject(ObjKind Kind, Recipe How, int NInts, const int *Ints,
 
 int makeObject(Object &O) { return make(O); }
 
-void dropHold(MPI_Datatype T) {
+void releaseFreedType(MPI_Datatype T) {
   Object *O = object(T);
-  if (O && O->Holds && --O->Holds == 0 && !O->Live)
+  if (O && O->Kind == ObjKind::Type && !O->Live &&
+      O->Real.Type != MPI_DATATYPE_NULL && !typeHeld(T))
     freeReal(*O);
 }
 
@@ -380,6 +382,12 @@ void rebuildObject(uint32_t Idx) {
     PMPI_Type_commit(&O.Real.Type);
 }
 
+// Whether object I is a datatype a persistent request still names.
+static bool heldType(uint32_t I) {
+  return L->Objs[I].Kind == ObjKind::Type &&
+         typeHeld(objectHandle<MPI_Datatype>(I));
+}
+
 void rebuildObjects() {
   uint32_t N = L->NObjs;
   // Last[I]: the last object whose making needs object I (I itself if only
@@ -394,7 +402,7 @@ void rebuildObjects() {
     // alive until the restore ends, Communicators.cpp).
     bool Always = O.Kind == ObjKind::Comm || O.Kind == ObjKind::Info ||
                   O.Kind == ObjKind::Errh;
-    Last[I] = O.Live || Always || O.Holds ? (int64_t)I : -1;
+    Last[I] = O.Live || Always || heldType(I) ? (int64_t)I : -1;
     Held[I] = false;
   }
   auto Input = [](const Object &O, int K) -> int64_t {
@@ -420,7 +428,7 @@ void rebuildObjects() {
     // itself if freed and needed by nobody.
     for (int K = 0; K <= L->Objs[J].NHandles; ++K) {
       int64_t I = K < L->Objs[J].NHandles ? Input(L->Objs[J], K) : J;
-      if (I >= 0 && Held[I] && !L->Objs[I].Live && !L->Objs[I].Holds &&
+      if (I >= 0 && Held[I] && !L->Objs[I].Live && !heldType(I) &&
           Last[I] == (int64_t)J) {
         freeReal(L->Objs[I]);
         Held[I] = false;

@@ -37,8 +37,6 @@ MPI_Request makePersistent(ReqKind Kind, uint8_t Mode, const void *Buf,
   R->Peer = Peer;
   R->Tag = Tag;
   R->Comm = C;
-  if (Object *O = object(Type))
-    ++O->Holds;
   return H;
 }
 
@@ -94,6 +92,15 @@ int badRequest() {
 }
 
 } // namespace
+bool typeHeld(MPI_Datatype T) {
+  for (uint32_t I = 0; I < L->NReqs; ++I) {
+    const Request &R = L->Reqs[I];
+    if (R.InUse && R.Persistent && R.Type == T)
+      return true;
+  }
+  return false;
+}
+
 } // namespace mpi
 } // namespace ccc
 

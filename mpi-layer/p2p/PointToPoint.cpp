@@ -198,7 +198,7 @@ void releaseSlot(Request &R) {
   uint32_t I = (uint32_t)(&R - L->Reqs);
   R.InUse = false;
   if (R.Persistent)
-    dropHold(R.Type);
+    releaseFreedType(R.Type);
   releaseHeader(R);
   freeOwned(R.Copy);
   freeOwned(R.OutsArrays);
