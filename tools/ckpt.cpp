@@ -38,10 +38,11 @@
 using namespace ccc;
 
 static int usage() {
-  fprintf(stderr, "usage: ckpt ls [DIR [--local LOCAL_DIR]] | ckpt info "
-                  "[--json] IMAGE | ckpt "
-                  "verify IMAGE|LOG | ckpt diff [--json] A B | ckpt config | ckpt "
-                  "run [OPTIONS] -- COMMAND...\n");
+  fprintf(stderr,
+          "usage: ckpt ls [DIR [--local LOCAL_DIR]] | ckpt info "
+          "[--json] IMAGE | ckpt "
+          "verify IMAGE|LOG | ckpt diff [--json] A B | ckpt config | ckpt "
+          "run [OPTIONS] -- COMMAND...\n");
   return 2;
 }
 
@@ -112,6 +113,8 @@ static const char *kindName(uint32_t K) {
     return "heap block";
   case MapStackDeadAtSite:
     return "stack, dead at this site (left out)";
+  case MapLibraryData:
+    return "library data";
   }
   return "?";
 }
@@ -124,7 +127,8 @@ static uint32_t sectionOfKind(uint32_t K) {
 
 // Pieces whose bytes an image holds (the rest are left out).
 static bool savedKind(uint32_t K) {
-  return K == MapGlobal || K == MapStackFrame || K == MapHeapBlock;
+  return K == MapGlobal || K == MapStackFrame || K == MapHeapBlock ||
+         K == MapLibraryData;
 }
 
 static std::string demangled(const std::string &N) {
@@ -549,8 +553,8 @@ static int verifyLog(const char *Path) {
     E.Version = kAny;
   LogHeader H;
   size_t Len;
-  char *Data = readMessageLog(Path, E, &H, &Len, malloc, free, Why,
-                              sizeof(Why));
+  char *Data =
+      readMessageLog(Path, E, &H, &Len, malloc, free, Why, sizeof(Why));
   if (!Data) {
     fprintf(stderr, "ccc: %s\n", Why);
     return 1;

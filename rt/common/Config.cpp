@@ -130,6 +130,13 @@ void configInit() {
     else
       fatal("CCC_UNSAVED=%s: expected error, warn or ignore", V);
   }
+  Cfg.SaveLibraries = true;
+  if (const char *V = env("CCC_LIBRARIES")) {
+    if (!strcmp(V, "off"))
+      Cfg.SaveLibraries = false;
+    else if (strcmp(V, "save"))
+      fatal("CCC_LIBRARIES=%s: expected save or off", V);
+  }
   Cfg.NonBlocking = true;
   if (const char *V = env("CCC_PROTOCOL")) {
     if (!strcmp(V, "blocking"))

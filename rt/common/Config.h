@@ -38,6 +38,7 @@ struct Config {
   size_t StackSize;
   size_t HeapReserve;
   UnsavedPolicy Unsaved;
+  bool SaveLibraries; // CCC_LIBRARIES=save (the default)
   bool NonBlocking;   // CCC_PROTOCOL=nonblocking (the default)
   bool ProtocolTrace; // CCC_VERBOSE=protocol
   bool Disabled;

@@ -19,6 +19,7 @@ void *__libc_malloc(size_t);
 void *__libc_calloc(size_t, size_t);
 void *__libc_realloc(void *, size_t);
 void __libc_free(void *);
+void *__libc_memalign(size_t, size_t);
 }
 
 #ifdef CCC_RT_ASAN
@@ -27,18 +28,20 @@ void __libc_free(void *);
 // __ccc_free would give glibc the blocks libraries got from the sanitizer
 // (a crash at the first such free). So the runtime uses the sanitizer's
 // allocator, by the names GCC's libasan (and LLVM's before 17) exports it
-// under, which neither --wrap nor the runtime's own malloc (StreamHeap.cpp)
+// under, which neither --wrap nor the runtime's own malloc (heap/LibraryHeap.cpp)
 // touches.
 extern "C" {
 void *__interceptor_malloc(size_t);
 void *__interceptor_calloc(size_t, size_t);
 void *__interceptor_realloc(void *, size_t);
 void __interceptor_free(void *);
+void *__interceptor_memalign(size_t, size_t);
 }
 #define __libc_malloc __interceptor_malloc
 #define __libc_calloc __interceptor_calloc
 #define __libc_realloc __interceptor_realloc
 #define __libc_free __interceptor_free
+#define __libc_memalign __interceptor_memalign
 #endif
 
 #endif

@@ -2,6 +2,8 @@
 #ifndef CCC_RT_OPENFILES_H
 #define CCC_RT_OPENFILES_H
 
+#include "rt/heap/LibraryHeap.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -43,10 +45,5 @@ void forgetStream(FILE *F);
 // After streamHeapEnter and an fopen-like call: allocates F's buffer in the
 // saved heap too (stdio would at its first I/O), leaves; returns F.
 FILE *leaveStreamHeap(FILE *F);
-
-// StreamHeap.cpp: while entered, glibc's allocations on this thread come
-// from the saved region.
-void streamHeapEnter();
-void streamHeapLeave();
 } // namespace ccc
 #endif

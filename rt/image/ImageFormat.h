@@ -52,6 +52,8 @@ enum MapKind : uint32_t {
   MapStackDeadAtSite = 8,    // left out: a local variable of the site's
                              // function dead at this site; name: "VAR in FN"
   MapGlobalOpenMP = 9,       // left out: the OpenMP runtime's (lock, cache)
+  MapLibraryData = 10,       // saved: writable data of a shared library
+                             // (in SecGlobals); name: the library's file
 };
 struct MapRecord {
   uint64_t Addr, Len;

@@ -19,6 +19,7 @@
 #include "rt/heap/Exclusions.h"
 #include "rt/heap/HeapRegion.h"
 #include "rt/layout/ElfSymbols.h"
+#include "rt/layout/Libraries.h"
 #include "rt/layout/Process.h"
 #include "rt/layout/ProgramStack.h"
 
@@ -244,11 +245,19 @@ void describeMemory(MapBuffer &M) {
                                            Name ? Name : "?");
       },
       &M);
+  forEachSavedLibraryRange(
+      [](uintptr_t A, size_t L, const char *Lib, void *Ctx) {
+        static_cast<MapBuffer *>(Ctx)->add(A, L, MapLibraryData, Lib);
+      },
+      &M);
   heapForEachPlacedBlock(
       [](uintptr_t Addr, size_t Len, uintptr_t PC, void *Ctx) {
         char Name[192];
         // The return address is the instruction after the call.
-        describeExecutableAddress(PC ? PC - 1 : 0, Name, sizeof(Name));
+        if (const char *Lib = PC ? savedLibraryAt(PC - 1) : nullptr)
+          snprintf(Name, sizeof(Name), "%s (library)", Lib);
+        else
+          describeExecutableAddress(PC ? PC - 1 : 0, Name, sizeof(Name));
         static_cast<MapBuffer *>(Ctx)->add(Addr, Len, MapHeapBlock, Name);
       },
       &M);
@@ -357,6 +366,17 @@ bool writeImage(ImageWriter &W, uint64_t Version) {
     if (!writeIncluded(CW, SecGlobals, A, G[I].Size))
       return false;
   }
+  // Shared libraries' writable data: ranges of the same kind.
+  HeapWriteCtx LC = {&CW, true};
+  forEachSavedLibraryRange(
+      [](uintptr_t A, size_t L, const char *, void *C) {
+        auto *LC = static_cast<HeapWriteCtx *>(C);
+        if (LC->Ok)
+          LC->Ok = writeIncluded(*LC->CW, SecGlobals, A, L);
+      },
+      &LC);
+  if (!LC.Ok)
+    return false;
   if (!W.endSection())
     return false;
 

@@ -17,6 +17,8 @@
 #include "rt/files/OpenFiles.h"
 #include "rt/heap/Exclusions.h"
 #include "rt/heap/HeapRegion.h"
+#include "rt/heap/LibraryHeap.h"
+#include "rt/layout/Libraries.h"
 #include "rt/layout/Process.h"
 #include "rt/layout/ProgramStack.h"
 #include "rt/store/Store.h"
@@ -88,12 +90,18 @@ void *globalSink(uint64_t A, uint64_t L, void *C) {
     if (A >= Addr && L <= G[I].Size && A - Addr <= G[I].Size - L)
       return prefaulted(A, L);
   }
+  // A shared library's writable data (rt/layout/Libraries.cpp).
+  if (inSavedLibraryData(A, L))
+    return prefaulted(A, L);
   auto *R = static_cast<RestoreCtx *>(C);
   if (!R->Bad)
     snprintf(R->Why, R->WhyCap,
              "the image holds a global at 0x%llx (%llu bytes) this program "
-             "does not register",
-             (unsigned long long)A, (unsigned long long)L);
+             "does not register%s",
+             (unsigned long long)A, (unsigned long long)L,
+             librariesSaved() ? ""
+                              : " (state of a shared library: this run has "
+                                "CCC_LIBRARIES=off, the image's had not)");
   R->Bad = true;
   return nullptr;
 }
@@ -251,8 +259,8 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
     return false;
   }
   // The older images an incremental image refers to must be there.
-  if (!readReferencedChunks(imageDir(), Cfg.Name, H, Chunks, nullptr, nullptr, Why,
-                            WhyCap))
+  if (!readReferencedChunks(imageDir(), Cfg.Name, H, Chunks, nullptr, nullptr,
+                            Why, WhyCap))
     return false;
   if (!Apply) {
     const SectionEntry *SP = R.find(SecParallel);
@@ -279,8 +287,8 @@ bool restoreFrom(const char *Path, bool Apply, char *Why, size_t WhyCap,
       snprintf(Why, WhyCap, "%s", R.error());
     return false;
   }
-  if (!readReferencedChunks(imageDir(), Cfg.Name, H, Chunks, chunkSink, &RC, Why,
-                            WhyCap))
+  if (!readReferencedChunks(imageDir(), Cfg.Name, H, Chunks, chunkSink, &RC,
+                            Why, WhyCap))
     return false;
   RT.Prev.swap(Chunks);
   RT.ChainLength = H.ChainLength;
@@ -354,6 +362,7 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
   RT.Restarted = true;
   releaseReservedFds();
   heapRestored();
+  openLibraryHeap();
   reinitLanguageRuntime();
   if (Parallel)
     Parallel->afterRestore();

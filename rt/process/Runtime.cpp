@@ -16,6 +16,8 @@
 #include "rt/common/Sanitizers.h"
 #include "rt/heap/Exclusions.h"
 #include "rt/heap/HeapRegion.h"
+#include "rt/heap/LibraryHeap.h"
+#include "rt/layout/Libraries.h"
 #include "rt/layout/Process.h"
 #include "rt/layout/ProgramStack.h"
 #include "rt/layout/UnsavedGlobals.h"
@@ -190,6 +192,7 @@ void recordCompletion(int Status, void *) {
   RT.BuildIdLen = executableBuildId(RT.BuildId, sizeof(RT.BuildId));
   RT.LoadMapLen = currentLoadMap(RT.LoadMap, sizeof(RT.LoadMap));
   checkUnsavedGlobals();
+  scanLibraries();
   openStore();
   mapStack();
   installOverflowReporter();
@@ -210,6 +213,7 @@ void recordCompletion(int Status, void *) {
   startTriggers();
   // After the triggers: a supervisor may signal a process that said start.
   supervisionFresh();
+  openLibraryHeap();
   RT.Ready = true;
   beforeStackSwitch(ProgramStack.Low, ProgramStack.High);
   __ccc_run_on_stack(runUserMain, A,

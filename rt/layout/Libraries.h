@@ -1,0 +1,38 @@
+//===- Libraries.h - Shared libraries whose state images hold ---*- C++ -*-===//
+//
+// Code the pass compiled is saved precisely; the shared libraries a program
+// links (HDF5, PETSc, FFTW, ...) keep state the pass never sees: their
+// writable data (.data, .bss) and the heap memory they allocate. Both are
+// saved whole, for every library except those a new process re-creates
+// correctly (docs/languages.md, "State of libraries"): the dynamic loader,
+// libc, the compiler runtimes ccc handles, ccc's own dependencies, the MPI
+// library with everything it needs, and what is loaded with dlopen.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CCC_RT_LIBRARIES_H
+#define CCC_RT_LIBRARIES_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ccc {
+// Sorts the loaded libraries into saved and re-created. Once, at start,
+// before any restore (a restart checks restored ranges against it).
+void scanLibraries();
+// Whether code at PC belongs to a library whose state images hold (its heap
+// allocations then go to the saved region). Lock-free; false before the
+// scan and for code of the executable, which reaches the region by --wrap.
+bool savedLibraryCode(uintptr_t PC);
+// Calls Fn for every range of writable data of the saved libraries, in
+// address order, with the library's file name.
+void forEachSavedLibraryRange(void (*Fn)(uintptr_t Addr, size_t Len,
+                                         const char *Library, void *Ctx),
+                              void *Ctx);
+// Whether [Addr, Addr+Len) lies inside one of those ranges.
+bool inSavedLibraryData(uintptr_t Addr, uint64_t Len);
+// The saved library whose code or data holds Addr, or null.
+const char *savedLibraryAt(uintptr_t Addr);
+// CCC_LIBRARIES=off: libraries' state is not saved (as before ccc 0.9).
+bool librariesSaved();
+} // namespace ccc
+#endif
