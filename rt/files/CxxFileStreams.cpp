@@ -7,7 +7,7 @@
 // pass therefore defines fopen64 in the executable (CCC_CXX_FOPEN64 in
 // ccc/abi.h) as a call of this: for libstdc++'s calls it makes the FILE in
 // the saved heap and tracks its descriptor (OpenFiles.cpp), which a restart
-// reopens; for anyone else's it is glibc's fopen. libstdc++'s fclose needs
+// reopens; anyone else's goes where LibraryFiles.cpp sends it. libstdc++'s fclose needs
 // nothing: the FILE is freed to the region by free (StreamHeap.cpp), and a
 // checkpoint forgets a stream that is no longer open.
 //
@@ -50,8 +50,8 @@ using namespace ccc;
 
 extern "C" FILE *__ccc_cxx_fopen64(const char *Path, const char *Mode,
                                    const void *Caller) {
-  if (!fromLibstdcxx(Caller))
-    return fopen(Path, Mode); // the same function as fopen64 on x86-64
+  if (!fromLibstdcxx(Caller)) // a saved library's is tracked too
+    return libraryFopen(Path, Mode, Caller);
   streamHeapEnter();
   FILE *F = leaveStreamHeap(fopen(Path, Mode));
   if (F)

@@ -45,5 +45,10 @@ void forgetStream(FILE *F);
 // After streamHeapEnter and an fopen-like call: allocates F's buffer in the
 // saved heap too (stdio would at its first I/O), leaves; returns F.
 FILE *leaveStreamHeap(FILE *F);
+// fopen on behalf of the code at Caller (LibraryFiles.cpp): tracked if a
+// saved library's, glibc's otherwise.
+FILE *libraryFopen(const char *Path, const char *Mode, const void *Caller);
+// Referenced by the runtime so that LibraryFiles.cpp is always linked.
+extern const char LibraryFilesLinked;
 } // namespace ccc
 #endif

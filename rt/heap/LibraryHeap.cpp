@@ -89,8 +89,10 @@ using ccc::inRegion;
 void ccc::streamHeapEnter() { ++ccc::InStreamWrapper; }
 void ccc::streamHeapLeave() { --ccc::InStreamWrapper; }
 void ccc::openLibraryHeap() {
-  if (librariesSaved() && heapIsMapped())
+  if (librariesSaved() && heapIsMapped()) {
+    reserveLibraryKeys();
     LibrariesOpen.store(true, std::memory_order_relaxed);
+  }
 }
 
 CCC_MALLOC_REPLACEMENT void *malloc(size_t N) noexcept {

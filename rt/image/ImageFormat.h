@@ -195,6 +195,9 @@ struct RuntimeState {
   // A bit per descriptor 3..1023 the program had open (OpenFiles.cpp), so a
   // restart keeps those numbers free while MPI opens its own; absent before.
   uint64_t ProgramFds[16];
+  // Thread-local keys saved libraries created (LibraryThreads.cpp), in the
+  // heap region; absent before.
+  uint64_t LibraryKeys;
 };
 
 } // namespace ccc

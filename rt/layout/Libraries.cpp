@@ -51,6 +51,7 @@ struct Lib {
 
 struct CodeRange {
   uintptr_t Lo, Hi;
+  bool Executable;
 };
 struct DataRange {
   uintptr_t Lo, Hi;
@@ -182,6 +183,18 @@ void addWithout(uintptr_t Lo, uintptr_t Hi, const CodeRange *H, int NH,
     addRange(Lo, Hi, LibIdx);
 }
 
+void addCode(int I) {
+  const Lib &L = Libs[I];
+  for (int K = 0; K < L.NPh; ++K) {
+    const ElfW(Phdr) &P = L.Ph[K];
+    int N = NCode.load(std::memory_order_relaxed);
+    if (P.p_type == PT_LOAD && (P.p_flags & PF_X) && N < kMaxLibs) {
+      Code[N] = {L.Bias + P.p_vaddr, L.Bias + P.p_vaddr + P.p_memsz, I == 0};
+      NCode.store(N + 1, std::memory_order_relaxed);
+    }
+  }
+}
+
 void addSavedLibrary(int I) {
   Lib &L = Libs[I];
   CodeRange Holes[2];
@@ -190,7 +203,7 @@ void addSavedLibrary(int I) {
   for (int K = 0; K < L.NPh; ++K) {
     const ElfW(Phdr) &P = L.Ph[K];
     if (P.p_type == PT_GNU_RELRO)
-      Holes[NH++] = {L.Bias + P.p_vaddr, L.Bias + P.p_vaddr + P.p_memsz};
+      Holes[NH++] = {L.Bias + P.p_vaddr, L.Bias + P.p_vaddr + P.p_memsz, false};
     if (P.p_type == PT_DYNAMIC)
       Dyn = reinterpret_cast<const ElfW(Dyn) *>(L.Bias + P.p_vaddr);
   }
@@ -202,7 +215,8 @@ void addSavedLibrary(int I) {
       PltRelSz = D->d_un.d_val;
   }
   if (PltGot)
-    Holes[NH++] = {PltGot, PltGot + 8 * (3 + PltRelSz / sizeof(ElfW(Rela)))};
+    Holes[NH++] = {PltGot, PltGot + 8 * (3 + PltRelSz / sizeof(ElfW(Rela))),
+                   false};
   if (NH == 2 && Holes[1].Lo < Holes[0].Lo)
     std::swap(Holes[0], Holes[1]);
   for (int K = 0; K < L.NPh; ++K) {
@@ -212,9 +226,8 @@ void addSavedLibrary(int I) {
     uintptr_t Lo = L.Bias + P.p_vaddr, Hi = Lo + P.p_memsz;
     if (P.p_flags & PF_W)
       addWithout(Lo, Hi, Holes, NH, I);
-    if ((P.p_flags & PF_X) && NCode.load(std::memory_order_relaxed) < kMaxLibs)
-      Code[NCode.fetch_add(1, std::memory_order_relaxed)] = {Lo, Hi};
   }
+  addCode(I);
 }
 
 } // namespace
@@ -229,6 +242,11 @@ void scanLibraries() {
     return;
   markClosure(0, &Lib::InClosure); // the executable comes first
   markMpi();
+  // The executable's code counts as a saved library's: its own calls reach
+  // the region through --wrap, and a return address in it reaching malloc
+  // is a library's tail call (fftw_alloc_complex ends in a jump to
+  // memalign) made on the program's behalf.
+  addCode(0);
   int NSaved = 0;
   for (int I = 1; I < NLibs; ++I) {
     Lib &L = Libs[I];
@@ -254,7 +272,7 @@ void scanLibraries() {
   CCC_DEBUG("%d of %d libraries saved", NSaved, NLibs - 1);
 }
 
-bool savedLibraryCode(uintptr_t PC) {
+CodeOwner codeOwner(uintptr_t PC) {
   int N = NCode.load(std::memory_order_acquire);
   int Lo = 0, Hi = N;
   while (Lo < Hi) {
@@ -264,9 +282,10 @@ bool savedLibraryCode(uintptr_t PC) {
     else if (PC >= Code[M].Hi)
       Lo = M + 1;
     else
-      return true;
+      return Code[M].Executable ? CodeOwner::Executable
+                                : CodeOwner::SavedLibrary;
   }
-  return false;
+  return CodeOwner::Other;
 }
 
 void forEachSavedLibraryRange(void (*Fn)(uintptr_t, size_t, const char *,

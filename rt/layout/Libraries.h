@@ -19,10 +19,17 @@ namespace ccc {
 // Sorts the loaded libraries into saved and re-created. Once, at start,
 // before any restore (a restart checks restored ranges against it).
 void scanLibraries();
-// Whether code at PC belongs to a library whose state images hold (its heap
-// allocations then go to the saved region). Lock-free; false before the
-// scan and for code of the executable, which reaches the region by --wrap.
-bool savedLibraryCode(uintptr_t PC);
+// Whose code is at PC: a library whose state images hold, the executable,
+// or anyone else (the MPI library, libc, ...). Lock-free; Other before the
+// scan. A heap allocation returning to the first two goes to the saved
+// region (one returning to the executable is a library's tail call made on
+// the program's behalf: the executable's own calls reach the region by
+// --wrap); files and threads are followed for saved libraries only.
+enum class CodeOwner { Other, Executable, SavedLibrary };
+CodeOwner codeOwner(uintptr_t PC);
+inline bool savedLibraryCode(uintptr_t PC) {
+  return codeOwner(PC) != CodeOwner::Other;
+}
 // Calls Fn for every range of writable data of the saved libraries, in
 // address order, with the library's file name.
 void forEachSavedLibraryRange(void (*Fn)(uintptr_t Addr, size_t Len,
@@ -32,6 +39,19 @@ void forEachSavedLibraryRange(void (*Fn)(uintptr_t Addr, size_t Len,
 bool inSavedLibraryData(uintptr_t Addr, uint64_t Len);
 // The saved library whose code or data holds Addr, or null.
 const char *savedLibraryAt(uintptr_t Addr);
+// False (with Why) while a thread a saved library started is running: the
+// checkpoint is refused (LibraryThreads.cpp).
+bool checkLibraryThreads(char *Why, size_t Cap);
+// Allocates the block below, in the region (a checkpoint holds the heap's
+// lock): once the region serves libraries.
+void reserveLibraryKeys();
+// Checkpoint (before the image): the thread-local keys saved libraries
+// created, with this thread's values, into a block of the heap region;
+// returns its address for RuntimeState::LibraryKeys (0: none).
+uint64_t saveLibraryKeys();
+// Restart, once memory is back: creates those keys again under the same
+// numbers and sets their values. False (with Why) if a number is taken.
+bool restoreLibraryKeys(uint64_t Block, char *Why, size_t Cap);
 // CCC_LIBRARIES=off: libraries' state is not saved (as before ccc 0.9).
 bool librariesSaved();
 } // namespace ccc

@@ -161,7 +161,8 @@ const GlobalRange *registeredGlobals(size_t *Count) {
   static size_t N;
   if (!Table && __start_ccc_globals && __stop_ccc_globals) {
     size_t Max = __stop_ccc_globals - __start_ccc_globals;
-    Table = static_cast<GlobalRange *>(__libc_calloc(Max + 1, sizeof(GlobalRange)));
+    Table =
+        static_cast<GlobalRange *>(__libc_calloc(Max + 1, sizeof(GlobalRange)));
     if (!Table)
       fatal("out of memory");
     for (size_t I = 0; I < Max; ++I) {
@@ -189,9 +190,9 @@ const GlobalRange *registeredGlobals(size_t *Count) {
           Table[Out - 1].Size = End - Table[Out - 1].Addr;
         // Saved if any module's record says it may be written: the
         // not-saved flags hold only if every record has them.
-        const uint32_t NotSaved =
-            CCC_GLOBAL_NEVER_WRITTEN | CCC_GLOBAL_DEAD_AT_SITES |
-            CCC_GLOBAL_OPENMP_STATE;
+        const uint32_t NotSaved = CCC_GLOBAL_NEVER_WRITTEN |
+                                  CCC_GLOBAL_DEAD_AT_SITES |
+                                  CCC_GLOBAL_OPENMP_STATE;
         Table[Out - 1].Flags &= Table[I].Flags | ~NotSaved;
         continue;
       }

@@ -128,8 +128,8 @@ void checkUnsavedGlobals() {
 
   size_t NGlobals;
   const GlobalRange *G = registeredGlobals(&NGlobals);
-  Range *Saved = static_cast<Range *>(__libc_malloc((NGlobals + 1) *
-                                                    sizeof(Range)));
+  Range *Saved =
+      static_cast<Range *>(__libc_malloc((NGlobals + 1) * sizeof(Range)));
   size_t NSaved = 0;
   for (size_t I = 0; I < NGlobals; ++I)
     if (!G[I].TlsGetter)
@@ -210,7 +210,7 @@ void checkUnsavedGlobals() {
   logMessage("warning: %zu writable global%s (%llu bytes) are not saved by "
              "checkpoints (objects compiled without the ccc pass): %s%s; "
              "after a restart they hold their values from program start",
-             Unsaved, Unsaved == 1 ? "" : "s",
-             (unsigned long long)UnsavedBytes, List, More);
+             Unsaved, Unsaved == 1 ? "" : "s", (unsigned long long)UnsavedBytes,
+             List, More);
 }
 } // namespace ccc

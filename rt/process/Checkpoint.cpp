@@ -15,6 +15,7 @@
 #include "rt/files/FortranUnits.h"
 #include "rt/files/OpenFiles.h"
 #include "rt/heap/HeapRegion.h"
+#include "rt/layout/Libraries.h"
 #include "rt/layout/ProgramStack.h"
 #include "rt/store/Store.h"
 
@@ -55,15 +56,17 @@ __attribute__((noinline)) bool writeAndCommit() {
   snprintf(Tmp, sizeof(Tmp), "%s.tmp", Final);
   uint64_t Bytes = 0, ChainBase = V;
   uint32_t ChainLength = 0;
-  if (recordOpenFiles || checkFortranUnits) {
+  {
     char Why[kPathMax + 256];
     if ((recordOpenFiles && !recordOpenFiles(Why, sizeof(Why))) ||
-        (checkFortranUnits && !checkFortranUnits(Why, sizeof(Why)))) {
+        (checkFortranUnits && !checkFortranUnits(Why, sizeof(Why))) ||
+        !checkLibraryThreads(Why, sizeof(Why))) {
       logMessage("checkpoint %llu not taken: %s; the previous committed "
                  "checkpoint is kept",
                  (unsigned long long)V, Why);
       return false;
     }
+    RT.State.LibraryKeys = saveLibraryKeys();
   }
   {
     ImageWriter W;

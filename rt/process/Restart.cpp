@@ -362,6 +362,9 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
   RT.Restarted = true;
   releaseReservedFds();
   heapRestored();
+  char Why[256];
+  if (!restoreLibraryKeys(RT.State.LibraryKeys, Why, sizeof(Why)))
+    fatal("cannot restart from %s: %s", Path, Why);
   openLibraryHeap();
   reinitLanguageRuntime();
   if (Parallel)

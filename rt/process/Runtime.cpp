@@ -14,6 +14,7 @@
 #include "rt/common/Config.h"
 #include "rt/common/Log.h"
 #include "rt/common/Sanitizers.h"
+#include "rt/files/OpenFiles.h"
 #include "rt/heap/Exclusions.h"
 #include "rt/heap/HeapRegion.h"
 #include "rt/heap/LibraryHeap.h"
@@ -183,6 +184,10 @@ void recordCompletion(int Status, void *) {
 }
 
 } // namespace
+
+// Links rt/files/LibraryFiles.cpp, which no other object refers to: the
+// executable's open, fopen, close... must serve shared libraries.
+[[gnu::used]] const char *const PullLibraryFiles = &LibraryFilesLinked;
 
 [[noreturn]] void runtimeStart(UserMain Main, char **Argv, char **Envp) {
   if (Parallel) {

@@ -51,8 +51,7 @@ static void writeStep(hid_t File, long Step, const double *U, int Rank,
                        H5P_DEFAULT);
   check(H5Awrite(A, H5T_NATIVE_DOUBLE, &Time), "H5Awrite");
   H5Aclose(A);
-  A = H5Acreate2(G, "sum", H5T_NATIVE_DOUBLE, Scalar, H5P_DEFAULT,
-                 H5P_DEFAULT);
+  A = H5Acreate2(G, "sum", H5T_NATIVE_DOUBLE, Scalar, H5P_DEFAULT, H5P_DEFAULT);
   check(H5Awrite(A, H5T_NATIVE_DOUBLE, &Sum), "H5Awrite");
   H5Aclose(A);
   H5Sclose(Scalar);
@@ -107,7 +106,8 @@ int main(int argc, char **argv) {
   check(File, "H5Fcreate");
   H5Pclose(Fapl);
 
-  double *U = malloc(sizeof(double) * (Local + 2)), *V = malloc(sizeof(double) * (Local + 2));
+  double *U = malloc(sizeof(double) * (Local + 2)),
+         *V = malloc(sizeof(double) * (Local + 2));
   for (int I = 0; I < Local + 2; ++I)
     U[I] = (Rank * Local + I) % 97 == 0 ? 1.0 : 0.0;
   int Left = Rank > 0 ? Rank - 1 : MPI_PROC_NULL;
@@ -117,8 +117,8 @@ int main(int argc, char **argv) {
     ccc_checkpoint();
     MPI_Sendrecv(&U[1], 1, MPI_DOUBLE, Left, 0, &U[Local + 1], 1, MPI_DOUBLE,
                  Right, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(&U[Local], 1, MPI_DOUBLE, Right, 1, &U[0], 1, MPI_DOUBLE,
-                 Left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&U[Local], 1, MPI_DOUBLE, Right, 1, &U[0], 1, MPI_DOUBLE, Left,
+                 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     for (int I = 1; I <= Local; ++I)
       V[I] = U[I] + 0.2 * (U[I - 1] - 2 * U[I] + U[I + 1]);
     double *T = U;

@@ -1,0 +1,218 @@
+//===- LibraryThreads.cpp - Saved libraries' threads and thread keys ------===//
+//
+// A thread's stack, registers and kernel state are in no image, and a
+// library that started one keeps its handle and its work queue in the very
+// memory a restart writes back: restored, it would wait for a thread that
+// does not exist. So while a thread a saved library started
+// (rt/layout/Libraries.cpp) is running, checkpoints are refused with the
+// library's name, and the previous committed checkpoint stays. Threads of
+// the MPI library, of libc, of the OpenMP runtime (re-created by the
+// runtime, rt/process/OpenMP.cpp) and the program's own are not counted.
+// The executable defines pthread_create (exported, CCC_RT_LDFLAG), so a
+// shared library's call comes here.
+//
+// Thread-local keys: a thread-safe library (Debian's serial HDF5) keeps
+// the number of its pthread key in its .bss and creates the key once. A
+// restored .bss names a key the new process never created, and
+// pthread_getspecific on it returns nothing the library expects. So the
+// keys saved libraries create are recorded, and a restart creates them
+// again under the same numbers (glibc hands out the lowest free number)
+// with the values the checkpointing thread had.
+//
+//===----------------------------------------------------------------------===//
+#include "Libraries.h"
+
+#include "rt/common/LibcHeap.h"
+#include "rt/heap/HeapRegion.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <pthread.h>
+
+namespace ccc {
+namespace {
+std::atomic<int> Running;
+std::atomic<const char *> Starter; // the library of the latest one
+
+struct Start {
+  void *(*Fn)(void *);
+  void *Arg;
+};
+
+void finished(void *) { Running.fetch_sub(1, std::memory_order_relaxed); }
+
+void *runCounted(void *P) {
+  Start S = *static_cast<Start *>(P);
+  __libc_free(P);
+  void *R = nullptr;
+  // Also when the thread ends by pthread_exit or is cancelled.
+  pthread_cleanup_push(finished, nullptr);
+  R = S.Fn(S.Arg);
+  pthread_cleanup_pop(1);
+  return R;
+}
+
+using CreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+                         void *);
+std::atomic<void *> RealCreate;
+
+struct KeyRecord {
+  uint64_t Key, Destructor, Value;
+};
+struct KeyTable {
+  uint64_t N;
+  KeyRecord R[64];
+};
+KeyTable Keys;   // the runtime's own copy
+KeyTable *Saved; // in the heap region, written at checkpoints
+pthread_mutex_t KeysLock = PTHREAD_MUTEX_INITIALIZER;
+
+using KeyCreateFn = int (*)(pthread_key_t *, void (*)(void *));
+using KeyDeleteFn = int (*)(pthread_key_t);
+std::atomic<void *> RealKeyCreate, RealKeyDelete;
+template <typename F> F realFn(std::atomic<void *> &C, const char *Name) {
+  void *P = C.load(std::memory_order_relaxed);
+  if (!P) {
+    P = dlsym(RTLD_NEXT, Name);
+    C.store(P, std::memory_order_relaxed);
+  }
+  return reinterpret_cast<F>(P);
+}
+} // namespace
+
+void reserveLibraryKeys() {
+  pthread_mutex_lock(&KeysLock);
+  if (!Saved && heapIsMapped())
+    Saved = static_cast<KeyTable *>(__ccc_calloc(1, sizeof(KeyTable)));
+  pthread_mutex_unlock(&KeysLock);
+}
+
+uint64_t saveLibraryKeys() {
+  pthread_mutex_lock(&KeysLock);
+  if (Saved) {
+    for (uint64_t I = 0; I < Keys.N; ++I)
+      Keys.R[I].Value = reinterpret_cast<uint64_t>(
+          pthread_getspecific(static_cast<pthread_key_t>(Keys.R[I].Key)));
+    *Saved = Keys;
+  }
+  pthread_mutex_unlock(&KeysLock);
+  return reinterpret_cast<uint64_t>(Saved);
+}
+
+bool restoreLibraryKeys(uint64_t Block, char *Why, size_t Cap) {
+  Saved = reinterpret_cast<KeyTable *>(Block);
+  Keys = Saved ? *Saved : KeyTable{};
+  auto Create = realFn<KeyCreateFn>(RealKeyCreate, "pthread_key_create");
+  auto Delete = realFn<KeyDeleteFn>(RealKeyDelete, "pthread_key_delete");
+  for (uint64_t I = 0; I < Keys.N && I < 64; ++I) {
+    const KeyRecord &R = Keys.R[I];
+    auto *Dtor = reinterpret_cast<void (*)(void *)>(R.Destructor);
+    // Lower free numbers are taken and given back once K is reached.
+    pthread_key_t Fill[128], K;
+    int NFill = 0;
+    bool Got = false;
+    while (Create(&K, Dtor) == 0) {
+      if (K == R.Key) {
+        Got = true;
+        break;
+      }
+      if (K > R.Key || NFill == 128) {
+        Delete(K);
+        break;
+      }
+      Fill[NFill++] = K;
+    }
+    while (NFill)
+      Delete(Fill[--NFill]);
+    if (!Got) {
+      snprintf(Why, Cap,
+               "a library's thread-local key %llu is taken in the new "
+               "process (by the MPI library or libc); start afresh or set "
+               "CCC_LIBRARIES=off in both runs",
+               (unsigned long long)R.Key);
+      return false;
+    }
+    pthread_setspecific(K, reinterpret_cast<void *>(R.Value));
+  }
+  return true;
+}
+
+bool checkLibraryThreads(char *Why, size_t Cap) {
+  int N = Running.load(std::memory_order_relaxed);
+  if (N <= 0)
+    return true;
+  const char *Lib = Starter.load(std::memory_order_relaxed);
+  snprintf(Why, Cap,
+           "%d thread%s started by %s %s running; a restart cannot bring back "
+           "a library's threads, whose state that library keeps (checkpoint "
+           "where it has none running, or set CCC_LIBRARIES=off if the "
+           "library needs nothing restored)",
+           N, N == 1 ? "" : "s", Lib ? Lib : "a library",
+           N == 1 ? "is" : "are");
+  return false;
+}
+} // namespace ccc
+
+using namespace ccc;
+
+extern "C" __attribute__((noinline, used)) int
+pthread_create(pthread_t *T, const pthread_attr_t *Attr, void *(*Fn)(void *),
+               void *Arg) {
+  void *P = RealCreate.load(std::memory_order_relaxed);
+  if (!P) {
+    P = dlsym(RTLD_NEXT, "pthread_create");
+    RealCreate.store(P, std::memory_order_relaxed);
+  }
+  auto Real = reinterpret_cast<CreateFn>(P);
+  // The thread's code, or the caller's (a library function that ends in
+  // pthread_create returns to its own caller: the return address may be
+  // the program's).
+  uintptr_t Entry = reinterpret_cast<uintptr_t>(Fn);
+  uintptr_t Caller = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  uintptr_t Owner = codeOwner(Entry) == CodeOwner::SavedLibrary    ? Entry
+                    : codeOwner(Caller) == CodeOwner::SavedLibrary ? Caller
+                                                                   : 0;
+  if (!Owner)
+    return Real(T, Attr, Fn, Arg);
+  auto *S = static_cast<Start *>(__libc_malloc(sizeof(Start)));
+  if (!S)
+    return Real(T, Attr, Fn, Arg);
+  *S = {Fn, Arg};
+  Starter.store(savedLibraryAt(Owner), std::memory_order_relaxed);
+  Running.fetch_add(1, std::memory_order_relaxed);
+  int R = Real(T, Attr, runCounted, S);
+  if (R != 0) {
+    Running.fetch_sub(1, std::memory_order_relaxed);
+    __libc_free(S);
+  }
+  return R;
+}
+
+extern "C" __attribute__((noinline, used)) int
+pthread_key_create(pthread_key_t *Key, void (*Dtor)(void *)) {
+  int R = realFn<KeyCreateFn>(RealKeyCreate, "pthread_key_create")(Key, Dtor);
+  uintptr_t Caller = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  if (R != 0 ||
+      (codeOwner(Caller) != CodeOwner::SavedLibrary &&
+       codeOwner(reinterpret_cast<uintptr_t>(Dtor)) != CodeOwner::SavedLibrary))
+    return R;
+  pthread_mutex_lock(&KeysLock);
+  if (Keys.N < 64)
+    Keys.R[Keys.N++] = {*Key, reinterpret_cast<uint64_t>(Dtor), 0};
+  pthread_mutex_unlock(&KeysLock);
+  return R;
+}
+
+extern "C" __attribute__((noinline, used)) int
+pthread_key_delete(pthread_key_t Key) {
+  pthread_mutex_lock(&KeysLock);
+  for (uint64_t I = 0; I < Keys.N; ++I)
+    if (Keys.R[I].Key == Key) {
+      Keys.R[I] = Keys.R[--Keys.N];
+      break;
+    }
+  pthread_mutex_unlock(&KeysLock);
+  return realFn<KeyDeleteFn>(RealKeyDelete, "pthread_key_delete")(Key);
+}
