@@ -187,6 +187,9 @@ bit rdone[NR];
 
 bit waitSee;
 hidden byte fx[NP];
+/* the checks' outcomes, named for the tests that look for them */
+hidden byte lateLogged, earlySuppressed, notLateNotEarly, receivedOnce,
+            nothingLeft, inPostingOrder, sameOutcome;
 hidden byte t_k, t_c, t_j, t_p, t_ok, t_id, t_n, t_m;
 
 /* posting k can take a message of channel c (by its source and tag) */
@@ -348,9 +351,10 @@ inline see(k) {
   :: else ->
      /* restart: a logged or settled outcome is replayed */
      if
-     :: ndCh[k] == CANC -> assert(kSt[k] == SEENC)
+     :: ndCh[k] == CANC -> sameOutcome = (kSt[k] == SEENC); assert(sameOutcome)
      :: ndCh[k] != UNSET && ndCh[k] != CANC ->
-        assert(kSt[k] == SEEN && kCh[k] == ndCh[k] && kPl[k] == ndPl[k]); REACHED(8)
+        sameOutcome = (kSt[k] == SEEN && kCh[k] == ndCh[k] && kPl[k] == ndPl[k]);
+        assert(sameOutcome); REACHED(8)
      :: else -> skip
      fi;
      if
@@ -752,9 +756,15 @@ init {
         }
         if
         :: origId[PL(t_c,t_p)] == 0 -> skip   /* never sent */
-        :: t_p <= S[t_c] && !t_ok -> assert(late[PL(t_c,t_p)] == origId[PL(t_c,t_p)] + 1)
-        :: t_p > S[t_c] && t_ok -> assert(late[PL(t_c,t_p)] == 0 && sup[PL(t_c,t_p)])
-        :: else -> assert(late[PL(t_c,t_p)] == 0 && !sup[PL(t_c,t_p)])
+        :: t_p <= S[t_c] && !t_ok ->
+           lateLogged = (late[PL(t_c,t_p)] == origId[PL(t_c,t_p)] + 1);
+           assert(lateLogged)
+        :: t_p > S[t_c] && t_ok ->
+           earlySuppressed = (late[PL(t_c,t_p)] == 0 && sup[PL(t_c,t_p)]);
+           assert(earlySuppressed)
+        :: else ->
+           notLateNotEarly = (late[PL(t_c,t_p)] == 0 && !sup[PL(t_c,t_p)]);
+           assert(notLateNotEarly)
         fi
       }
     }
@@ -825,20 +835,22 @@ init {
   atomic {
     /* every message received exactly once, nothing left over */
     for (t_k : 0 .. NM-1) {
-      assert(got[t_k] == 0 || got[t_k] == 1);
-      assert(!(op[t_k] == SEND) || got[t_k] == 1)
+      receivedOnce = (got[t_k] == 0 || got[t_k] == 1) && (op[t_k] != SEND || got[t_k] == 1);
+      assert(receivedOnce)
     }
     for (t_c : 0 .. NCH-1) {
-      assert(len(net[t_c]) == 0);
+      nothingLeft = (len(net[t_c]) == 0);
       for (t_p : 1 .. NPL-1) {
-        assert(late[PL(t_c,t_p)] == 0 && !sup[PL(t_c,t_p)])
+        nothingLeft = nothingLeft && late[PL(t_c,t_p)] == 0 && !sup[PL(t_c,t_p)]
       }
+      assert(nothingLeft)
     }
     /* per channel, messages went to receives in posting order */
     for (t_k : 0 .. NP-1) {
       for (t_j : 0 .. NP-1) {
-        assert(!(t_j < t_k && t_k < npost && kSt[t_j] == SEEN && kSt[t_k] == SEEN &&
-                 kCh[t_j] == kCh[t_k]) || kPl[t_j] < kPl[t_k])
+        inPostingOrder = (!(t_j < t_k && t_k < npost && kSt[t_j] == SEEN && kSt[t_k] == SEEN &&
+                            kCh[t_j] == kCh[t_k]) || kPl[t_j] < kPl[t_k]);
+        assert(inPostingOrder)
       }
     }
   }
