@@ -744,10 +744,11 @@ MPI_Win realWin(MPI_Win W);
 // After a restart, once the communicators exist: makes every live window
 // again, in creation order, over the same memory.
 void rebuildWindows();
-// The program's handle of MPI's window Real (MPI_WIN_NULL if none), and the
-// program's address for Base, a window's base as MPI gives it.
+// The program's handle of MPI's window Real (MPI_WIN_NULL if none); and
+// what the program sees of window attribute Key that MPI gave in *Val (the
+// program's address for MPI_WIN_BASE, MPI_Win_allocate's flavour).
 MPI_Win programWin(MPI_Win Real);
-void *programWinBase(MPI_Win H, void *Base);
+void programWinAttr(MPI_Win H, int Key, void *Val);
 // Wraps the image writer: completes RMA before the image (blocking
 // protocol) or notes the open fence epoch (non-blocking), and re-opens the
 // epochs the program had open when a restart returns through it.
@@ -755,6 +756,13 @@ int (*windowTake(int (*Take)()))();
 // Non-blocking protocol, at a site: whether to checkpoint now (Want: the
 // rank's own wish) when fence-mode windows must agree on it at a fence.
 bool windowsWant(bool Want);
+// Non-blocking protocol, at every site (Run: the rank is in the Run mode):
+// the members of windows that checkpoint together (passive target,
+// post/start, shared memory) decide whether they take one at this site
+// (kGroupTake), must wait for a later one (kGroupHold), or leave it to the
+// protocol (kGroupNone: no such window, or no wish).
+enum { kGroupNone, kGroupTake, kGroupHold };
+int windowsAgree(bool Want, bool Run);
 
 // Clock.cpp: wraps the image writer to note MPI_Wtime in the image; after
 // a restart, sets MPI_Wtime to go on from there.

@@ -456,13 +456,13 @@ int MPI_Win_delete_attr(MPI_Win W, int K) {
   return deleteAttr(kKeyvalWin, handleBits(W), K);
 }
 
-// MPI_WIN_BASE of a shared window is the program's address of its part.
+// MPI_WIN_BASE of MPI-placed memory is the program's address of its part.
 int MPI_Win_get_attr(MPI_Win W, int K, void *Val, int *Flag) {
   if (Bypass || !L)
     return PMPI_Win_get_attr(W, K, Val, Flag);
   int R = PMPI_Win_get_attr(realWin(W), realKeyval(K, kKeyvalWin), Val, Flag);
-  if (R == MPI_SUCCESS && *Flag && K == MPI_WIN_BASE)
-    *static_cast<void **>(Val) = programWinBase(W, *static_cast<void **>(Val));
+  if (R == MPI_SUCCESS && *Flag)
+    programWinAttr(W, K, Val);
   return R;
 }
 

@@ -304,11 +304,14 @@ int siteNonBlocking(int Kind, int (*Take)()) {
   if (Want || L->Initiated || checkpointOpen() || ctrlStopping() ||
       controlProbeDue())
     pollCtrl();
-  if (L->M != Mode::Run) {
-    WantNext = Want; // served at a site after this period
+  // Windows whose members checkpoint together decide at every site.
+  int Group = windowsAgree(Want || L->Initiated, L->M == Mode::Run);
+  if (L->M != Mode::Run || Group == kGroupHold) {
+    WantNext = Want; // served at a later site (after this period)
     return CCC_NONE;
   }
-  Want = windowsWant(Want); // fence-mode windows agree at a fence first
+  // Fence-mode windows agree at a fence first.
+  Want = Group == kGroupTake || windowsWant(Want);
   if (!Want && !L->Initiated)
     return CCC_NONE;
   WantNext = false;

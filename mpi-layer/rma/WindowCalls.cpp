@@ -36,7 +36,7 @@ int MPI_Win_fence(int Assert, MPI_Win H) {
   // asserts it): the intervals on both sides count as one for the check,
   // which halves its cost for the NOPRECEDE/NOSUCCEED pattern.
   if (NonBlocking && !(Assert & MPI_MODE_NOPRECEDE))
-    lineCheck(*W, "a fence was called");
+    lineCheck(*W, "a fence was called", true);
   int Err = PMPI_Win_fence(Assert, W->Real);
   W->UsedFence = true;
   W->FenceOpen = !(Assert & MPI_MODE_NOSUCCEED);
@@ -47,7 +47,7 @@ int MPI_Win_lock(int Type, int Rank, int Assert, MPI_Win H) {
   Window *W = win(H);
   if (!W)
     return PMPI_Win_lock(Type, Rank, Assert, H);
-  nonBlockingOnly("MPI_Win_lock");
+  passiveCall(*W, "MPI_Win_lock");
   int Err = PMPI_Win_lock(Type, Rank, Assert, W->Real);
   if (Err == MPI_SUCCESS && Rank >= 0 && Rank < W->Size && !W->Locks[Rank]) {
     W->Locks[Rank] = Type;
@@ -72,7 +72,7 @@ int MPI_Win_lock_all(int Assert, MPI_Win H) {
   Window *W = win(H);
   if (!W)
     return PMPI_Win_lock_all(Assert, H);
-  nonBlockingOnly("MPI_Win_lock_all");
+  passiveCall(*W, "MPI_Win_lock_all");
   int Err = PMPI_Win_lock_all(Assert, W->Real);
   if (Err == MPI_SUCCESS) {
     W->LockAll = true;
@@ -95,7 +95,7 @@ int MPI_Win_post(MPI_Group G, int Assert, MPI_Win H) {
   Window *W = win(H);
   if (!W)
     return PMPI_Win_post(realGroup(G), Assert, H);
-  nonBlockingOnly("MPI_Win_post");
+  passiveCall(*W, "MPI_Win_post");
   int Err = PMPI_Win_post(realGroup(G), Assert, W->Real);
   W->Posted = Err == MPI_SUCCESS;
   return Err;
@@ -105,7 +105,7 @@ int MPI_Win_start(MPI_Group G, int Assert, MPI_Win H) {
   Window *W = win(H);
   if (!W)
     return PMPI_Win_start(realGroup(G), Assert, H);
-  nonBlockingOnly("MPI_Win_start");
+  passiveCall(*W, "MPI_Win_start");
   int Err = PMPI_Win_start(realGroup(G), Assert, W->Real);
   W->Started = Err == MPI_SUCCESS;
   return Err;

@@ -1,4 +1,14 @@
-//===- WindowShared.cpp - MPI_Win_allocate_shared across checkpoints ------===//
+//===- WindowShared.cpp - MPI-placed window memory across checkpoints -----===//
+//
+// MPI_Win_allocate_shared and MPI_Win_allocate windows, whose memory MPI
+// places. MPI_Win_allocate's is, on a node with other members, a shared
+// mapping too (Open MPI's osc rdma and MPICH map a segment per node), and
+// the layer keeps it as it keeps a shared window's own part (below); made
+// over MPI_Win_create instead, the window said MPI_WIN_FLAVOR_CREATE and
+// Open MPI's osc rdma got pair-type accumulates wrong on it (issue 46).
+// Where MPI took private memory (a window over one process of its node),
+// which cannot be mapped twice, every member falls back to MPI_Win_create
+// over ccc's saved heap (the attribute still says allocate).
 //
 // Only MPI can place a shared window's memory: one segment per node that
 // every member maps, each member's part in it. The program keeps pointers
@@ -19,17 +29,13 @@
 // part's offset from the segment's start) must be the first run's; it is
 // checked, and a difference stops the job with a ccc: message.
 //
-// The contents are MPI's memory, not the image's: at each checkpoint (the
-// blocking protocol's, all members at the same site after the barrier that
-// ends RMA) each rank copies its own part into a shadow in ccc's saved heap,
-// and a restart copies it back, then a barrier on the window's
+// The contents are MPI's memory, not the image's: at each checkpoint (all
+// members at the same site after the barrier that ends RMA: the blocking
+// protocol's, or the non-blocking protocol's for the members of a grouped
+// window, Windows.cpp) each rank copies its own part into a shadow in ccc's
+// saved heap, and a restart copies it back, then a barrier on the window's
 // communicator, before any member's program reads a part. The price is a
 // copy of the window per checkpoint and the memory of a second one.
-//
-// Under the non-blocking protocol ranks save at different moments while
-// other members load and store into their parts without any MPI call the
-// layer could order with the checkpoints: shared windows are refused there
-// as passive target is (the next checkpoint stops the job).
 //
 //===----------------------------------------------------------------------===//
 #include "WindowsInternal.h"
@@ -49,8 +55,9 @@ namespace mpi {
 
 namespace {
 
-// Calls Fn(A, B) for each mapping of /proc/self/maps that overlaps
-// [Lo, Hi), in address order.
+// Calls Fn(A, B, Shared) for each mapping of /proc/self/maps that overlaps
+// [Lo, Hi), in address order (Shared: a shared mapping, which can be
+// mapped a second time).
 template <typename F> bool eachMappingIn(uintptr_t Lo, uintptr_t Hi, F Fn) {
   FILE *M = fopen("/proc/self/maps", "r");
   if (!M)
@@ -59,9 +66,10 @@ template <typename F> bool eachMappingIn(uintptr_t Lo, uintptr_t Hi, F Fn) {
   bool Found = false;
   while (fgets(Line, sizeof Line, M)) {
     unsigned long A, B;
-    if (sscanf(Line, "%lx-%lx", &A, &B) != 2 || B <= Lo || A >= Hi)
+    char Perms[8] = "";
+    if (sscanf(Line, "%lx-%lx %7s", &A, &B, Perms) < 2 || B <= Lo || A >= Hi)
       continue;
-    Fn(A, B);
+    Fn(A, B, Perms[3] == 's');
     Found = true;
   }
   fclose(M);
@@ -110,17 +118,6 @@ void reserveArena() {
   Reserved = true;
 }
 
-// Where the next shared window's segment goes: after every one made so far
-// (freed ones included: the addresses are never used twice, so a restart
-// finds each where the first run had it).
-uintptr_t nextInArena() {
-  uintptr_t Next = kArena;
-  for (uint32_t I = 0; I < L->NWins; ++I)
-    if (L->Wins[I].Flavor == kShared && L->Wins[I].SegHi > Next)
-      Next = L->Wins[I].SegHi;
-  return Next;
-}
-
 // Maps the pages of MPI's mapping [From, From + Len) also at To, in the
 // arena.
 void alias(uintptr_t From, uintptr_t To, size_t Len) {
@@ -136,6 +133,40 @@ void alias(uintptr_t From, uintptr_t To, size_t Len) {
           (unsigned long)From, Len, (unsigned long)To, strerror(errno));
 }
 
+// Where the next window's memory goes: after every window's made so far
+// (freed ones included: the addresses are never used twice, so a restart
+// finds each where the first run had it).
+uintptr_t nextInArena(MPI_Aint Bytes) {
+  uintptr_t Next = kArena;
+  for (uint32_t I = 0; I < L->NWins; ++I)
+    if (L->Wins[I].SegHi > Next)
+      Next = L->Wins[I].SegHi;
+  if (Next + Bytes > kArena + kArenaBytes)
+    fatal("MPI-placed windows take more than the %zu GiB of address space "
+          "ccc reserves for them",
+          kArenaBytes >> 30);
+  return Next;
+}
+
+// Maps each mapping's part of [Lo, Hi) also at the same place plus Shift
+// (one mremap covers one mapping).
+void aliasRange(uintptr_t Lo, uintptr_t Hi, intptr_t Shift) {
+  if (Hi <= Lo)
+    return;
+  reserveArena();
+  auto *Maps = static_cast<uintptr_t *>(scratch(64 * 2 * sizeof(uintptr_t)));
+  int N = 0;
+  eachMappingIn(Lo, Hi, [&](uintptr_t A, uintptr_t B, bool) {
+    if (N == 64)
+      fatal("a window's memory spans more than 64 mappings");
+    Maps[2 * N] = A > Lo ? A : Lo;
+    Maps[2 * N++ + 1] = B < Hi ? B : Hi;
+  });
+  for (int I = 0; I < N; ++I)
+    alias(Maps[2 * I], Maps[2 * I] + Shift, Maps[2 * I + 1] - Maps[2 * I]);
+  scratchFree(Maps);
+}
+
 } // namespace
 
 int makeSharedWindow(Window &W, MPI_Info Info) {
@@ -148,7 +179,7 @@ int makeSharedWindow(Window &W, MPI_Info Info) {
   uintptr_t Lo, Hi, SLo = 0, SHi = 0;
   partsOf(W, Now, &Lo, &Hi);
   // The segment: every mapping the parts overlap, to their bounds.
-  if (Hi > Lo && !eachMappingIn(Lo, Hi, [&](uintptr_t A, uintptr_t B) {
+  if (Hi > Lo && !eachMappingIn(Lo, Hi, [&](uintptr_t A, uintptr_t B, bool) {
         SLo = SLo && SLo < A ? SLo : A;
         SHi = SHi > B ? SHi : B;
       }))
@@ -160,12 +191,8 @@ int makeSharedWindow(Window &W, MPI_Info Info) {
   if (First) {
     W.Offsets = static_cast<MPI_Aint *>(saved(W.Size * sizeof(MPI_Aint)));
     memcpy(W.Offsets, Now, W.Size * sizeof(MPI_Aint));
-    W.SegLo = nextInArena();
+    W.SegLo = nextInArena(SHi - SLo);
     W.SegHi = W.SegLo + (SHi - SLo);
-    if (W.SegHi > kArena + kArenaBytes)
-      fatal("shared windows take more than the %zu GiB of address space "
-            "ccc reserves for them",
-            kArenaBytes >> 30);
     if (W.Bytes > 0)
       W.Shadow = saved(W.Bytes);
   } else if (SHi - SLo != W.SegHi - W.SegLo ||
@@ -177,25 +204,76 @@ int makeSharedWindow(Window &W, MPI_Info Info) {
   scratchFree(Now);
   W.Shift = (intptr_t)W.SegLo - (intptr_t)SLo;
   W.Base = Base ? static_cast<char *>(Base) + W.Shift : nullptr;
-  // Each mapping on its own: one mremap covers one mapping.
-  if (SHi > SLo) {
-    reserveArena();
-    auto *Maps = static_cast<uintptr_t *>(scratch(64 * 2 * sizeof(uintptr_t)));
-    int N = 0;
-    eachMappingIn(SLo, SHi, [&](uintptr_t A, uintptr_t B) {
-      if (N == 64)
-        fatal("the shared window's segment spans more than 64 mappings");
-      Maps[2 * N] = A;
-      Maps[2 * N++ + 1] = B;
-    });
-    for (int I = 0; I < N; ++I)
-      alias(Maps[2 * I], Maps[2 * I] + W.Shift, Maps[2 * I + 1] - Maps[2 * I]);
-    scratchFree(Maps);
-  }
+  aliasRange(SLo, SHi, W.Shift);
   if (!First) {
     if (W.Bytes > 0)
       memcpy(W.Base, W.Shadow, W.Bytes);
     // No member reads another's part before it is back.
+    PMPI_Barrier(W.RealComm);
+  }
+  return MPI_SUCCESS;
+}
+
+int makeAllocatedWindow(Window &W, MPI_Info Info) {
+  bool Again = W.Live; // made again after a restart
+  if (W.Heap)
+    return PMPI_Win_create(W.Base, W.Bytes, W.DispUnit, Info, W.RealComm,
+                           &W.Real);
+  void *Base = nullptr;
+  int Err =
+      PMPI_Win_allocate(W.Bytes, W.DispUnit, Info, W.RealComm, &Base, &W.Real);
+  if (Err != MPI_SUCCESS)
+    return Err;
+  // This rank's part, to whole pages.
+  uintptr_t Page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t A = reinterpret_cast<uintptr_t>(Base);
+  uintptr_t Lo = A & ~(Page - 1), Hi = (A + W.Bytes + Page - 1) & ~(Page - 1);
+  if (W.Bytes == 0)
+    Lo = Hi = 0;
+  bool Shared = true;
+  if (Hi > Lo && !eachMappingIn(Lo, Hi, [&](uintptr_t, uintptr_t, bool S) {
+        Shared &= S;
+      }))
+    Shared = false;
+  if (!Again) {
+    // Every member takes the same way: the fallback frees and makes the
+    // window again, collectively.
+    int Mine = Shared, All = 0;
+    PMPI_Allreduce(&Mine, &All, 1, MPI_INT, MPI_MIN, W.RealComm);
+    if (!All) {
+      // MPI took private memory (a window over one process of a node): it
+      // cannot be mapped at a fixed address again, so the window lies over
+      // ccc's saved heap as MPI_Win_create's (the attributes still say
+      // MPI_WIN_FLAVOR_ALLOCATE).
+      PMPI_Win_free(&W.Real);
+      W.Heap = true;
+      W.Base = __ccc_malloc(W.Bytes > 0 ? (size_t)W.Bytes : 1);
+      if (!W.Base)
+        return MPI_ERR_NO_MEM;
+      return PMPI_Win_create(W.Base, W.Bytes, W.DispUnit, Info, W.RealComm,
+                             &W.Real);
+    }
+    W.SegLo = nextInArena(Hi - Lo);
+    W.SegHi = W.SegLo + (Hi - Lo);
+    if (W.Bytes > 0)
+      W.Shadow = saved(W.Bytes);
+  } else if (!Shared || Hi - Lo != W.SegHi - W.SegLo ||
+             (W.Bytes > 0 &&
+              A - Lo != reinterpret_cast<uintptr_t>(W.Base) - W.SegLo))
+    fatal("MPI placed an MPI_Win_allocate window's memory differently after "
+          "the restart (%s mapping of %zu bytes at page offset %zu; was a "
+          "shared one of %zu at %zu): the program's pointers into it would "
+          "be wrong",
+          Shared ? "a shared" : "a private", (size_t)(Hi - Lo),
+          (size_t)(A - Lo), (size_t)(W.SegHi - W.SegLo),
+          (size_t)(reinterpret_cast<uintptr_t>(W.Base) - W.SegLo));
+  W.Shift = (intptr_t)W.SegLo - (intptr_t)Lo;
+  aliasRange(Lo, Hi, W.Shift);
+  W.Base = W.Bytes > 0 ? static_cast<char *>(Base) + W.Shift : Base;
+  if (Again) {
+    if (W.Bytes > 0)
+      memcpy(W.Base, W.Shadow, W.Bytes);
+    // No member's RMA reaches this part before it is back.
     PMPI_Barrier(W.RealComm);
   }
   return MPI_SUCCESS;
@@ -228,7 +306,6 @@ int MPI_Win_allocate_shared(MPI_Aint Size, int DispUnit, MPI_Info Info,
   if (Bypass || !L)
     return PMPI_Win_allocate_shared(Size, DispUnit, Info, realComm(C), BasePtr,
                                     Out);
-  nonBlockingOnly("MPI_Win_allocate_shared");
   // A window of one process need not be shared, and MPICH then takes it
   // from its private heap, which cannot be mapped twice: the layer makes it
   // as MPI_Win_allocate does, from ccc's saved heap, and answers

@@ -2,13 +2,12 @@
 //
 // A window is a ccc handle (an index into L->Wins, saved with the image),
 // made again on restart in creation order over the same memory: the
-// program's for MPI_Win_create and attached regions, and for
-// MPI_Win_allocate memory the layer takes from ccc's saved heap (as
-// MPI_Alloc_mem does) and gives to MPI_Win_create, so the image holds the
-// contents and the base address, into which the program keeps pointers,
-// is the same after a restart. The price: MPI cannot place that memory
-// itself (shared or registered segments), and MPI_Win_allocate_shared,
-// whose memory only MPI can map into the other processes, stays refused.
+// program's for MPI_Win_create and attached regions (in the image); for
+// MPI_Win_allocate and MPI_Win_allocate_shared MPI's own memory, which the
+// program sees at an address of the layer's that a restart gives again,
+// its contents copied into the image at each checkpoint (WindowShared.cpp).
+// So MPI keeps its flavour, its shared-memory segments and the one-sided
+// component that goes with them.
 //
 // Each window gets the layer's own communicator over its members (a dup of
 // the program's, after a restart one made from the layer's private
@@ -23,13 +22,18 @@
 //   open (the fence epoch, lock_all, the locks). A post/start epoch open at
 //   the site cannot be re-opened (its partner's matching call is gone):
 //   no rank writes that checkpoint (the previous one stays).
-// - non-blocking protocol: fence-mode windows only (passive target and
-//   post/start are refused at the checkpoint). A checkpoint is committed
-//   only if every member of every window took it between the same two
-//   fences and no member made an RMA call in that interval; each fence
-//   checks it (an Allreduce on the window's communicator). A rank's own
-//   wish to checkpoint is raised at its next fence, so that every member
-//   takes it at its next site after the same fence.
+// - non-blocking protocol, fence-mode windows (synchronised by fences alone
+//   up to their first checked fence): a checkpoint is committed only if
+//   every member of every window took it between the same two fences and
+//   no member made an RMA call in that interval; each fence checks it (an
+//   Allreduce on the window's communicator). A rank's own wish to
+//   checkpoint is raised at its next fence, so that every member takes it
+//   at its next site after the same fence.
+// - non-blocking protocol, grouped windows (shared ones, and those used
+//   with passive target or post/start): nothing orders their RMA, loads and
+//   stores with a target's checkpoint, so their members agree at every site
+//   (windowsAgree: an Allreduce per window) and take a checkpoint together,
+//   completing RMA between two barriers as the blocking protocol does.
 //
 //===----------------------------------------------------------------------===//
 #include "WindowsInternal.h"
@@ -51,8 +55,9 @@ namespace {
 
 // Non-blocking protocol, per process: this rank wants a checkpoint and
 // waits for a fence to raise it; a fence raised one (take it at the next
-// site).
-bool Raise, Agreed;
+// site). GroupSplit: at this site some grouped windows' members take a
+// checkpoint together and others' do not, so this rank writes no image.
+bool Raise, Agreed, GroupSplit;
 
 // The layer's communicator over World[0..N) (world ranks, in this order),
 // made from its private communicator: the program's may have been freed.
@@ -100,7 +105,8 @@ uint32_t newWindow() {
 }
 
 int makeReal(Window &W, MPI_Info Info) {
-  int Err = W.Flavor == kShared ? makeSharedWindow(W, Info)
+  int Err = W.Flavor == kShared      ? makeSharedWindow(W, Info)
+            : W.Flavor == kAllocated ? makeAllocatedWindow(W, Info)
             : W.Flavor == kDynamic
                 ? PMPI_Win_create_dynamic(Info, W.RealComm, &W.Real)
                 : PMPI_Win_create(W.Base, W.Bytes, W.DispUnit, Info, W.RealComm,
@@ -123,9 +129,15 @@ int makeReal(Window &W, MPI_Info Info) {
 // free). Members whose epochs differ, or whose checkpoint fell in the fence
 // epoch that closes here while some member made RMA calls in it, cannot
 // form a recovery line: this rank's checkpoint is not committed.
-void lineCheck(Window &W, const char *What) {
-  uint64_t In[4] = {~(uint64_t)L->Epoch, L->Epoch, W.Ops > 0, Raise}, Out[4];
-  PMPI_Allreduce(In, Out, 4, MPI_UINT64_T, MPI_MAX, W.RealComm);
+void lineCheck(Window &W, const char *What, bool AtFence) {
+  uint64_t In[5] = {~(uint64_t)L->Epoch, L->Epoch, W.Ops > 0, Raise, W.Passive},
+           Out[5];
+  PMPI_Allreduce(In, Out, 5, MPI_UINT64_T, MPI_MAX, W.RealComm);
+  // A window synchronised by fences, on which no member used passive target
+  // or post/start so far, follows the fence rule from here: its members
+  // need not reach their sites together any more.
+  if (AtFence && W.Grouped && W.Flavor != kShared && !Out[4])
+    W.Grouped = false;
   uint32_t Min = (uint32_t)~Out[0];
   bool Bad = Min < L->Epoch || (W.Verdict && Out[2]);
   if (Bad && nb::TakeResult == nb::kWritten) {
@@ -163,6 +175,7 @@ int createWindow(uint8_t Flavor, void *Base, MPI_Aint Bytes, int DispUnit,
   W.Base = Base;
   W.Bytes = Bytes;
   W.DispUnit = DispUnit;
+  W.Grouped = NonBlocking;
   recordMembersOf(W);
   if (NonBlocking)
     lineCheck(W, "a window was created");
@@ -180,6 +193,25 @@ int createWindow(uint8_t Flavor, void *Base, MPI_Aint Bytes, int DispUnit,
 namespace {
 
 int (*RealTake)();
+
+// Completes this rank's RMA calls on W at their targets: its own fence if a
+// fence epoch is open (every member does it at the same site), flushes for
+// the locks it holds.
+void completeRma(Window &W) {
+  if (W.FenceOpen)
+    PMPI_Win_fence(0, W.Real);
+  if (W.LockAll)
+    PMPI_Win_flush_all(W.Real);
+  else
+    for (int T = 0; W.Held && T < W.Size; ++T)
+      if (W.Locks[T])
+        PMPI_Win_flush(T, W.Real);
+}
+
+// The members of W, all at this site. MPI's barrier lets MPI progress the
+// others' RMA into this rank's memory while it waits; control messages are
+// not received (the image is not written yet).
+void groupBarrier(Window &W) { PMPI_Barrier(W.RealComm); }
 
 // Before the image: completes RMA (blocking) or notes open fence epochs
 // (non-blocking); after a restart: re-opens the program's epochs.
@@ -199,42 +231,62 @@ int windowedTake() {
                    L->Rank, (unsigned long long)Open);
       return CCC_NONE;
     }
-    for (uint32_t I = 0; I < L->NWins; ++I) {
-      Window &W = L->Wins[I];
-      if (!W.Live)
-        continue;
-      if (W.FenceOpen)
-        PMPI_Win_fence(0, W.Real);
-      if (W.LockAll)
-        PMPI_Win_flush_all(W.Real);
-      else
-        for (int T = 0; W.Held && T < W.Size; ++T)
-          if (W.Locks[T])
-            PMPI_Win_flush(T, W.Real);
-    }
+    for (uint32_t I = 0; I < L->NWins; ++I)
+      if (L->Wins[I].Live)
+        completeRma(L->Wins[I]);
     // Every RMA call is complete at its target, and every store into a
     // shared window made: no image before that.
     PMPI_Barrier(Private);
     for (uint32_t I = 0; I < L->NWins; ++I)
-      if (L->Wins[I].Live && L->Wins[I].Flavor == kShared)
+      if (L->Wins[I].Live && mpiPlaced(L->Wins[I]))
         saveSharedWindow(L->Wins[I]);
   } else {
     for (uint32_t I = 0; I < L->NWins; ++I) {
       Window &W = L->Wins[I];
-      if (W.Live && W.FenceOpen && !W.Verdict) {
+      if (W.Live && !W.Grouped && W.FenceOpen && !W.Verdict) {
         W.Verdict = true;
         nbCollPending(1);
       }
     }
+    // The members of each grouped window agreed to checkpoint at this
+    // site: as under the blocking protocol, every RMA call made before it
+    // completes at its target and every store is made before any image.
+    for (uint32_t I = 0; I < L->NWins; ++I)
+      if (L->Wins[I].Live && L->Wins[I].TakeNow) {
+        completeRma(L->Wins[I]);
+        groupBarrier(L->Wins[I]);
+      }
+    // Fence-mode windows: between fences no RMA reaches them (else the line
+    // check says so).
+    for (uint32_t I = 0; I < L->NWins; ++I)
+      if (L->Wins[I].Live && mpiPlaced(L->Wins[I]))
+        saveSharedWindow(L->Wins[I]);
   }
-  int R = RealTake();
-  if (R != CCC_RESTARTED)
+  int R = CCC_NONE;
+  if (NonBlocking && GroupSplit)
+    logMessage("checkpoint not written on rank %d: the members of its "
+               "windows that checkpoint together (passive target, "
+               "post/start, shared memory) did not all take it at this "
+               "site (windows of different members)",
+               L->Rank);
+  else
+    R = RealTake();
+  if (R != CCC_RESTARTED) {
+    // No member's RMA or stores reach a part before its owner's image is
+    // written.
+    for (uint32_t I = 0; NonBlocking && I < L->NWins; ++I)
+      if (L->Wins[I].Live && L->Wins[I].TakeNow) {
+        groupBarrier(L->Wins[I]);
+        L->Wins[I].TakeNow = false;
+      }
+    GroupSplit = false;
     return R;
+  }
   // Restarted: the windows exist again (rebuildWindows); open what the
   // program had open at the site, so its next call is legal.
   for (uint32_t I = 0; I < L->NWins; ++I) {
     Window &W = L->Wins[I];
-    W.Verdict = false;
+    W.Verdict = W.TakeNow = false;
     if (!W.Live)
       continue;
     if (W.FenceOpen)
@@ -245,7 +297,7 @@ int windowedTake() {
       if (W.Locks[T])
         PMPI_Win_lock(W.Locks[T], T, 0, W.Real);
   }
-  Raise = Agreed = false;
+  Raise = Agreed = GroupSplit = false;
   return R;
 }
 
@@ -259,14 +311,64 @@ Window *window(MPI_Win H) {
 }
 
 // Under the non-blocking protocol passive target and post/start epochs have
-// no synchronisation of all members to order them with the checkpoints.
-void nonBlockingOnly(const char *Fn) {
-  if (NonBlocking)
-    noteRefused(Fn, "one-sided passive target, post/start epochs or "
-                    "shared-memory windows under CCC_PROTOCOL=nonblocking: "
-                    "nothing orders their RMA, loads and stores with the "
-                    "target's checkpoint; CCC_PROTOCOL=blocking supports "
-                    "them");
+// no synchronisation of all members to order them with the checkpoints:
+// the members of such a window checkpoint together (windowsAgree). A
+// window its members synchronised by fences alone up to its first checked
+// fence follows the fence rule instead, which cannot order these.
+void passiveCall(Window &W, const char *Fn) {
+  if (!NonBlocking)
+    return;
+  W.Passive = true;
+  if (!W.Grouped)
+    noteRefused(Fn, "one-sided passive target or post/start epochs under "
+                    "CCC_PROTOCOL=nonblocking on a window synchronised by "
+                    "fences alone before: nothing orders their RMA with the "
+                    "target's checkpoint; use them from the window's first "
+                    "fence on, or CCC_PROTOCOL=blocking");
+}
+
+// Non-blocking protocol, at every site of a rank, in every mode: the
+// members of each grouped window decide together whether they checkpoint
+// at this site, by an Allreduce on the window's communicator (as the
+// blocking protocol has one per site on the world's). They take it together
+// if some member wants one (its own wish, a START heard, a fence's) and
+// every member is in the same epoch, outside a checkpoint period and
+// outside a post/start epoch (which a restart could not re-open);
+// otherwise the wish waits for a later site. A rank behind the others of a
+// window (they took one at a site where its other windows' members did
+// not) catches up. Windows are visited in creation order, and a decision
+// to take carries into the later windows' rounds.
+int windowsAgree(bool Want, bool Run) {
+  bool Any = false, Take = false, Wanted = false, Own = Want || Agreed;
+  Want = Own;
+  for (uint32_t I = 0; I < L->NWins; ++I) {
+    Window &W = L->Wins[I];
+    if (!W.Live || !W.Grouped)
+      continue;
+    Any = true;
+    uint64_t In[4] = {~(uint64_t)L->Epoch, L->Epoch, Want || Take,
+                      !Run || W.Started || W.Posted},
+             Out[4];
+    PMPI_Allreduce(In, Out, 4, MPI_UINT64_T, MPI_MAX, W.RealComm);
+    uint32_t Min = (uint32_t)~Out[0], Max = (uint32_t)Out[1];
+    W.TakeNow = Min == Max && Out[2] && !Out[3];
+    Take |= W.TakeNow || (Run && Max > L->Epoch);
+    Wanted |= Out[2] != 0;
+  }
+  if (!Any)
+    return kGroupNone;
+  if (!Take)
+    return Wanted ? kGroupHold : kGroupNone;
+  GroupSplit = false;
+  for (uint32_t I = 0; I < L->NWins; ++I)
+    if (L->Wins[I].Live && L->Wins[I].Grouped && !L->Wins[I].TakeNow)
+      GroupSplit = true;
+  // Another member began it: no START of this rank's own (one that wants
+  // it sends START, or has heard it).
+  if (!Own)
+    L->Initiated = true;
+  Agreed = false;
+  return kGroupTake;
 }
 
 MPI_Win realWin(MPI_Win H) {
@@ -281,11 +383,18 @@ MPI_Win programWin(MPI_Win Real) {
   return MPI_WIN_NULL;
 }
 
-void *programWinBase(MPI_Win H, void *Base) {
+void programWinAttr(MPI_Win H, int Key, void *Val) {
   Window *W = window(H);
-  return W && W->Flavor == kShared && Base
-             ? static_cast<char *>(Base) + W->Shift
-             : Base;
+  if (!W)
+    return;
+  void **P = static_cast<void **>(Val);
+  // MPI's address of MPI-placed memory is not the program's.
+  if (Key == MPI_WIN_BASE && mpiPlaced(*W) && *P)
+    *P = static_cast<char *>(*P) + W->Shift;
+  // A window made by MPI_Win_create over ccc's heap in its place.
+  static int Allocate = MPI_WIN_FLAVOR_ALLOCATE;
+  if (Key == MPI_WIN_CREATE_FLAVOR && W->Flavor == kAllocated)
+    *P = &Allocate;
 }
 
 void rebuildWindows() {
@@ -319,7 +428,7 @@ bool windowsWant(bool Want) {
   if (!Want && !Raise)
     return false;
   for (uint32_t I = 0; I < L->NWins; ++I)
-    if (L->Wins[I].Live && L->Wins[I].UsedFence) {
+    if (L->Wins[I].Live && L->Wins[I].UsedFence && !L->Wins[I].Grouped) {
       Raise = true; // taken at the site after the next fence
       return false;
     }
@@ -352,16 +461,11 @@ int MPI_Win_allocate(MPI_Aint Size, int DispUnit, MPI_Info Info, MPI_Comm C,
                      void *BasePtr, MPI_Win *Out) {
   if (Bypass || !L)
     return PMPI_Win_allocate(Size, DispUnit, Info, realComm(C), BasePtr, Out);
-  // Saved heap: in the image, at the same address after a restart.
-  void *P = __ccc_malloc(Size > 0 ? (size_t)Size : 1);
-  if (!P)
-    return MPI_ERR_NO_MEM;
-  int Err = createWindow(kAllocated, P, Size, DispUnit, Info, C, Out);
-  if (Err != MPI_SUCCESS) {
-    __ccc_free(P);
+  // MPI's own memory, aliased at an address a restart gives again.
+  int Err = createWindow(kAllocated, nullptr, Size, DispUnit, Info, C, Out);
+  if (Err != MPI_SUCCESS)
     return Err;
-  }
-  *static_cast<void **>(BasePtr) = P;
+  *static_cast<void **>(BasePtr) = window(*Out)->Base;
   return MPI_SUCCESS;
 }
 
@@ -416,9 +520,9 @@ int MPI_Win_free(MPI_Win *H) {
   if (Err != MPI_SUCCESS)
     return Err;
   PMPI_Comm_free(&W->RealComm);
-  if (W->Flavor == kAllocated)
+  if (W->Flavor == kAllocated && W->Heap)
     __ccc_free(W->Base);
-  if (W->Flavor == kShared)
+  if (mpiPlaced(*W))
     freeSharedWindow(*W);
   W->Live = false;
   *H = MPI_WIN_NULL;

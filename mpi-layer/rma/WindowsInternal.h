@@ -47,6 +47,12 @@ struct Window {
   // comes at the next fence; the period waits for it).
   uint64_t Ops;
   bool Verdict;
+  // Non-blocking protocol: the members checkpoint together, at the same
+  // site (passive target, post/start epochs, shared memory; every window
+  // until its first checked fence shows no member used the first two);
+  // this rank used passive target or post/start on it; the members agreed
+  // at this site to checkpoint together.
+  bool Grouped, Passive, TakeNow;
   char Name[MPI_MAX_OBJECT_NAME];
   uint64_t Errh; // program handle of the error handler set, 0 if none
   // kShared (WindowShared.cpp): MPI maps the node's segment; the program's
@@ -57,6 +63,11 @@ struct Window {
   MPI_Aint *Offsets;      // [Size] each rank's part from SegLo (-1: empty)
   intptr_t Shift;
   bool Solo; // MPI_Win_allocate_shared on one process: made as kAllocated
+  // kAllocated: MPI placed the memory (an own shared mapping, aliased in the
+  // arena as kShared's segment is: SegLo/SegHi, Shift, Shadow), unless some
+  // member's was private memory, which cannot be mapped twice: then the
+  // window is made over ccc's saved heap by MPI_Win_create (Heap).
+  bool Heap;
 };
 
 // The program's window H, or null (a handle the layer does not know).
@@ -69,11 +80,13 @@ int createWindow(uint8_t Flavor, void *Base, MPI_Aint Bytes, int DispUnit,
 
 // Non-blocking protocol: the line check at a collective synchronisation of
 // W (fence, create, free).
-void lineCheck(Window &W, const char *What);
+void lineCheck(Window &W, const char *What, bool AtFence = false);
 
-// Notes a call that the non-blocking protocol cannot order with the
-// checkpoints: the next checkpoint stops the job (blocking: nothing).
-void nonBlockingOnly(const char *Fn);
+// Passive target or post/start call Fn on W. Non-blocking protocol: its
+// members checkpoint together if W is grouped; on a fence-mode window
+// nothing orders its RMA with the checkpoints: the next checkpoint stops
+// the job (blocking: nothing).
+void passiveCall(Window &W, const char *Fn);
 
 // WindowShared.cpp: the flavor kShared's part of a checkpoint (before the
 // image: this rank's part to its shadow) and of a restart (the segment made
@@ -81,6 +94,16 @@ void nonBlockingOnly(const char *Fn);
 void saveSharedWindow(Window &W);
 int makeSharedWindow(Window &W, MPI_Info Info);
 void freeSharedWindow(Window &W);
+
+// WindowShared.cpp: MPI_Win_allocate's window made by MPI (first run, or
+// again after a restart with this rank's part restored), its memory
+// aliased at the first run's address; or over ccc's heap (Heap).
+int makeAllocatedWindow(Window &W, MPI_Info Info);
+
+// Whether W's memory is MPI's (kept by a shadow copy at each checkpoint).
+inline bool mpiPlaced(const Window &W) {
+  return W.Flavor == kShared || (W.Flavor == kAllocated && !W.Heap);
+}
 
 } // namespace mpi
 } // namespace ccc

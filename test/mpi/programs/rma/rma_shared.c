@@ -1,5 +1,6 @@
 // rma_shared.c - MPI-3 shared-memory windows across checkpoints (issue 23;
-// CCC_PROTOCOL=blocking): the ranks of a node (MPI_Comm_split_type,
+// both protocols: under the non-blocking one the window's members
+// checkpoint together, issue 46): the ranks of a node (MPI_Comm_split_type,
 // MPI_COMM_TYPE_SHARED) each own a part of unequal size of one
 // MPI_Win_allocate_shared window, find their neighbours' parts with
 // MPI_Win_shared_query and read their edge cells by plain loads, in a

@@ -10,7 +10,10 @@
 // With the argument pscw (CCC_PROTOCOL=blocking) the site lies inside a
 // post/start epoch instead, which a restart could not re-open: no rank
 // writes that checkpoint.
-//   usage: rma_uncommitted [pscw]   (2 ranks)
+// With the argument lock (CCC_PROTOCOL=nonblocking) the window, which
+// follows the fence rule after its first fence, is then used with
+// MPI_Win_lock: the forced checkpoint after it stops the job.
+//   usage: rma_uncommitted [pscw|lock]   (2 ranks)
 #include "ccc.h"
 
 #include <mpi.h>
@@ -55,6 +58,19 @@ int main(int argc, char **argv) {
   }
   if (!pscw)
     MPI_Win_fence(MPI_MODE_NOSUCCEED, w);
+  if (argc > 1 && !strcmp(argv[1], "lock")) {
+    long v = rank;
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w);
+    MPI_Put(&v, 1, MPI_LONG, right, 0, 1, MPI_LONG, w);
+    MPI_Win_unlock(right, w);
+    // Raised at the next fence, taken at the site after it.
+    ccc_checkpoint_force();
+    MPI_Win_fence(0, w);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, w);
+    ccc_checkpoint();
+    if (rank == 0)
+      printf("not reached\n");
+  }
   MPI_Group_free(&from);
   MPI_Group_free(&to);
   MPI_Group_free(&world);
