@@ -173,13 +173,19 @@ struct ccc_dead_local_record {
   W(malloc_usable_size)
 
 /* Linked with -Wl,--wrap=NAME too, but observed rather than routed: their
- * __wrap_NAME (rt/files/FortranUnits.cpp) calls the real function and notes the
- * descriptors that flang's runtime opens for Fortran units, which ccc cannot
- * restore yet (a checkpoint with one open is refused, see docs/languages.md).
+ * __wrap_NAME calls the real function. open, mkstemp and close
+ * (rt/files/FortranUnits.cpp) note the files that flang's runtime opens for
+ * Fortran units, which checkpoints record and restarts open again; the
+ * beginnings of formatted external READ/WRITE statements and SetAdvance
+ * (rt/files/FortranRecords.cpp) note units left inside a record by
+ * ADVANCE='NO', which a checkpoint refuses (see docs/languages.md).
  */
 #define CCC_OBSERVED_FUNCTIONS(W)                                              \
   W(open)                                                                      \
   W(mkstemp)                                                                   \
-  W(close)
+  W(close)                                                                     \
+  W(_FortranAioBeginExternalFormattedOutput)                                   \
+  W(_FortranAioBeginExternalFormattedInput)                                    \
+  W(_FortranAioSetAdvance)
 
 #endif /* CCC_ABI_H */

@@ -33,6 +33,11 @@ extern "C" volatile int __ccc_pending; // Runtime.cpp
 namespace ccc {
 namespace {
 
+// Fortran units recorded by takeCheckpoint (before the heap is locked), or
+// why not.
+bool FortranUnitsOk = true;
+char FortranUnitsWhy[kPathMax + 256];
+
 // The image just written (Bytes long) is durable: the next one refers to
 // its chunks.
 void chainOnto(uint32_t ChainLength, uint64_t Bytes) {
@@ -58,12 +63,12 @@ __attribute__((noinline)) bool writeAndCommit() {
   uint32_t ChainLength = 0;
   {
     char Why[kPathMax + 256];
-    if ((recordOpenFiles && !recordOpenFiles(Why, sizeof(Why))) ||
-        (checkFortranUnits && !checkFortranUnits(Why, sizeof(Why))) ||
+    if (!FortranUnitsOk ||
+        (recordOpenFiles && !recordOpenFiles(Why, sizeof(Why))) ||
         !checkLibraryThreads(Why, sizeof(Why))) {
       logMessage("checkpoint %llu not taken: %s; the previous committed "
                  "checkpoint is kept",
-                 (unsigned long long)V, Why);
+                 (unsigned long long)V, FortranUnitsOk ? Why : FortranUnitsWhy);
       return false;
     }
     RT.State.LibraryKeys = saveLibraryKeys();
@@ -151,6 +156,11 @@ uint64_t readCanary() {
 __attribute__((noinline)) int takeCheckpoint() {
   supervisionBeforeFlush();
   fflush(nullptr); // buffered output belongs to the past, not to the image
+  // Fortran units too; flang's runtime allocates, so before the heap lock.
+  int Errno = errno;
+  FortranUnitsOk = !recordFortranUnits ||
+                   recordFortranUnits(FortranUnitsWhy, sizeof(FortranUnitsWhy));
+  errno = Errno;
   supervisionAfterFlush();
   RT.Ctx.Errno = errno;
   pthread_sigmask(SIG_BLOCK, nullptr,
@@ -163,6 +173,9 @@ __attribute__((noinline)) int takeCheckpoint() {
     afterStackSwitch();
     heapUnlock();
     initOpenMPAfterRestart();
+    // Fortran units are opened again here, as the program's own OPENs.
+    if (restoreFortranUnits)
+      restoreFortranUnits();
     return CCC_RESTARTED;
   }
   RT.Ctx.StackLow = RT.Ctx.Rsp - kRedZone;
