@@ -8,7 +8,7 @@
 // ccc/abi.h) as a call of this: for libstdc++'s calls it makes the FILE in
 // the saved heap and tracks its descriptor (OpenFiles.cpp), which a restart
 // reopens; anyone else's goes where LibraryFiles.cpp sends it. libstdc++'s fclose needs
-// nothing: the FILE is freed to the region by free (StreamHeap.cpp), and a
+// nothing: the FILE is freed to the region by free (heap/LibraryHeap.cpp), and a
 // checkpoint forgets a stream that is no longer open.
 //
 // This object is linked only into programs with a module that uses file

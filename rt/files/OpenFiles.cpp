@@ -12,7 +12,7 @@
 // restarted run are byte-identical to an uninterrupted run's.
 //
 // Streams: the FILE that fopen returns is made in the saved heap
-// (StreamHeap.cpp) with its buffer, so the program's pointer is valid after
+// (heap/LibraryHeap.cpp) with its buffer, so the program's pointer is valid after
 // a restart, its buffered input is still there, and only its link into
 // stdio's list of streams (so that exit() flushes it) is made again.
 //

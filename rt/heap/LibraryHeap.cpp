@@ -89,10 +89,8 @@ using ccc::inRegion;
 void ccc::streamHeapEnter() { ++ccc::InStreamWrapper; }
 void ccc::streamHeapLeave() { --ccc::InStreamWrapper; }
 void ccc::openLibraryHeap() {
-  if (librariesSaved() && heapIsMapped()) {
-    reserveLibraryKeys();
+  if (librariesSaved() && heapIsMapped())
     LibrariesOpen.store(true, std::memory_order_relaxed);
-  }
 }
 
 CCC_MALLOC_REPLACEMENT void *malloc(size_t N) noexcept {

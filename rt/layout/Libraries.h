@@ -39,19 +39,6 @@ void forEachSavedLibraryRange(void (*Fn)(uintptr_t Addr, size_t Len,
 bool inSavedLibraryData(uintptr_t Addr, uint64_t Len);
 // The saved library whose code or data holds Addr, or null.
 const char *savedLibraryAt(uintptr_t Addr);
-// False (with Why) while a thread a saved library started is running: the
-// checkpoint is refused (LibraryThreads.cpp).
-bool checkLibraryThreads(char *Why, size_t Cap);
-// Allocates the block below, in the region (a checkpoint holds the heap's
-// lock): once the region serves libraries.
-void reserveLibraryKeys();
-// Checkpoint (before the image): the thread-local keys saved libraries
-// created, with this thread's values, into a block of the heap region;
-// returns its address for RuntimeState::LibraryKeys (0: none).
-uint64_t saveLibraryKeys();
-// Restart, once memory is back: creates those keys again under the same
-// numbers and sets their values. False (with Why) if a number is taken.
-bool restoreLibraryKeys(uint64_t Block, char *Why, size_t Cap);
 // CCC_LIBRARIES=off: libraries' state is not saved (as before ccc 0.9).
 bool librariesSaved();
 } // namespace ccc

@@ -13,6 +13,7 @@
 #include "rt/common/Log.h"
 #include "rt/common/Sanitizers.h"
 #include "rt/files/FortranUnits.h"
+#include "rt/files/LibraryThreads.h"
 #include "rt/files/OpenFiles.h"
 #include "rt/heap/HeapRegion.h"
 #include "rt/layout/Libraries.h"

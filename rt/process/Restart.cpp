@@ -14,6 +14,7 @@
 #include "rt/common/Config.h"
 #include "rt/common/Log.h"
 #include "rt/common/Sanitizers.h"
+#include "rt/files/LibraryThreads.h"
 #include "rt/files/OpenFiles.h"
 #include "rt/heap/Exclusions.h"
 #include "rt/heap/HeapRegion.h"
@@ -365,6 +366,7 @@ void describeAge(char *Buf, size_t Cap, int64_t T) {
   char Why[256];
   if (!restoreLibraryKeys(RT.State.LibraryKeys, Why, sizeof(Why)))
     fatal("cannot restart from %s: %s", Path, Why);
+  reserveLibraryKeys();
   openLibraryHeap();
   reinitLanguageRuntime();
   if (Parallel)

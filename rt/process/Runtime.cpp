@@ -14,6 +14,7 @@
 #include "rt/common/Config.h"
 #include "rt/common/Log.h"
 #include "rt/common/Sanitizers.h"
+#include "rt/files/LibraryThreads.h"
 #include "rt/files/OpenFiles.h"
 #include "rt/heap/Exclusions.h"
 #include "rt/heap/HeapRegion.h"
@@ -218,6 +219,7 @@ void recordCompletion(int Status, void *) {
   startTriggers();
   // After the triggers: a supervisor may signal a process that said start.
   supervisionFresh();
+  reserveLibraryKeys();
   openLibraryHeap();
   RT.Ready = true;
   beforeStackSwitch(ProgramStack.Low, ProgramStack.High);

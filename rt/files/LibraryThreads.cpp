@@ -20,7 +20,9 @@
 // with the values the checkpointing thread had.
 //
 //===----------------------------------------------------------------------===//
-#include "Libraries.h"
+#include "LibraryThreads.h"
+
+#include "rt/layout/Libraries.h"
 
 #include "rt/common/LibcHeap.h"
 #include "rt/heap/HeapRegion.h"
