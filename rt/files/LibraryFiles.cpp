@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "OpenFiles.h"
 
+#include "rt/common/NextDefinition.h"
 #include "rt/layout/Libraries.h"
 
 #include <atomic>
@@ -66,12 +67,7 @@ enum RealFile {
 };
 std::atomic<void *> RealFiles[NumRealFiles];
 template <typename F> F real(RealFile I, const char *Name) {
-  void *P = RealFiles[I].load(std::memory_order_relaxed);
-  if (!P) {
-    P = dlsym(RTLD_NEXT, Name);
-    RealFiles[I].store(P, std::memory_order_relaxed);
-  }
-  return reinterpret_cast<F>(P);
+  return nextDefinition<F>(RealFiles[I], Name);
 }
 
 // open's mode argument, present with O_CREAT or O_TMPFILE.

@@ -25,6 +25,7 @@
 #include "rt/layout/Libraries.h"
 
 #include "rt/common/LibcHeap.h"
+#include "rt/common/NextDefinition.h"
 #include "rt/heap/HeapRegion.h"
 
 #include <atomic>
@@ -74,14 +75,6 @@ pthread_mutex_t KeysLock = PTHREAD_MUTEX_INITIALIZER;
 using KeyCreateFn = int (*)(pthread_key_t *, void (*)(void *));
 using KeyDeleteFn = int (*)(pthread_key_t);
 std::atomic<void *> RealKeyCreate, RealKeyDelete;
-template <typename F> F realFn(std::atomic<void *> &C, const char *Name) {
-  void *P = C.load(std::memory_order_relaxed);
-  if (!P) {
-    P = dlsym(RTLD_NEXT, Name);
-    C.store(P, std::memory_order_relaxed);
-  }
-  return reinterpret_cast<F>(P);
-}
 } // namespace
 
 void reserveLibraryKeys() {
@@ -106,8 +99,10 @@ uint64_t saveLibraryKeys() {
 bool restoreLibraryKeys(uint64_t Block, char *Why, size_t Cap) {
   Saved = reinterpret_cast<KeyTable *>(Block);
   Keys = Saved ? *Saved : KeyTable{};
-  auto Create = realFn<KeyCreateFn>(RealKeyCreate, "pthread_key_create");
-  auto Delete = realFn<KeyDeleteFn>(RealKeyDelete, "pthread_key_delete");
+  auto Create =
+      nextDefinition<KeyCreateFn>(RealKeyCreate, "pthread_key_create");
+  auto Delete =
+      nextDefinition<KeyDeleteFn>(RealKeyDelete, "pthread_key_delete");
   for (uint64_t I = 0; I < Keys.N && I < 64; ++I) {
     const KeyRecord &R = Keys.R[I];
     auto *Dtor = reinterpret_cast<void (*)(void *)>(R.Destructor);
@@ -162,12 +157,7 @@ using namespace ccc;
 extern "C" __attribute__((noinline, used)) int
 pthread_create(pthread_t *T, const pthread_attr_t *Attr, void *(*Fn)(void *),
                void *Arg) {
-  void *P = RealCreate.load(std::memory_order_relaxed);
-  if (!P) {
-    P = dlsym(RTLD_NEXT, "pthread_create");
-    RealCreate.store(P, std::memory_order_relaxed);
-  }
-  auto Real = reinterpret_cast<CreateFn>(P);
+  auto Real = nextDefinition<CreateFn>(RealCreate, "pthread_create");
   // The thread's code, or the caller's (a library function that ends in
   // pthread_create returns to its own caller: the return address may be
   // the program's).
@@ -194,7 +184,8 @@ pthread_create(pthread_t *T, const pthread_attr_t *Attr, void *(*Fn)(void *),
 
 extern "C" __attribute__((noinline, used)) int
 pthread_key_create(pthread_key_t *Key, void (*Dtor)(void *)) {
-  int R = realFn<KeyCreateFn>(RealKeyCreate, "pthread_key_create")(Key, Dtor);
+  int R = nextDefinition<KeyCreateFn>(RealKeyCreate,
+                                      "pthread_key_create")(Key, Dtor);
   uintptr_t Caller = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
   if (R != 0 ||
       (codeOwner(Caller) != CodeOwner::SavedLibrary &&
@@ -216,5 +207,5 @@ pthread_key_delete(pthread_key_t Key) {
       break;
     }
   pthread_mutex_unlock(&KeysLock);
-  return realFn<KeyDeleteFn>(RealKeyDelete, "pthread_key_delete")(Key);
+  return nextDefinition<KeyDeleteFn>(RealKeyDelete, "pthread_key_delete")(Key);
 }

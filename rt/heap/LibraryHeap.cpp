@@ -25,6 +25,7 @@
 
 #include "HeapRegion.h"
 #include "rt/common/LibcHeap.h"
+#include "rt/common/NextDefinition.h"
 #include "rt/layout/Libraries.h"
 
 #include <atomic>
@@ -59,8 +60,7 @@ inRegion(const void *Caller) {
          savedLibraryCode(reinterpret_cast<uintptr_t>(Caller));
 }
 
-// glibc's versions of the functions below (libc's, or the sanitizer's in
-// front of it), found at their first call.
+// glibc's versions of the functions below.
 enum RealFn {
   RealUsableSize,
   RealStrdup,
@@ -71,12 +71,7 @@ enum RealFn {
 };
 std::atomic<void *> RealFns[NumRealFns];
 template <typename F> F real(RealFn I, const char *Name) {
-  void *P = RealFns[I].load(std::memory_order_relaxed);
-  if (!P) {
-    P = dlsym(RTLD_NEXT, Name);
-    RealFns[I].store(P, std::memory_order_relaxed);
-  }
-  return reinterpret_cast<F>(P);
+  return nextDefinition<F>(RealFns[I], Name);
 }
 #define CCC_REAL(Type, I, Name) ccc::real<Type>(ccc::I, #Name)
 
