@@ -10,16 +10,19 @@
 #ifndef CCC_RT_NEXTDEFINITION_H
 #define CCC_RT_NEXTDEFINITION_H
 
-#include <atomic>
 #include <dlfcn.h>
 
 namespace ccc {
+// Not instrumented, builtins rather than std::atomic: a library may call
+// before the sanitizer has mapped its shadow (a constructor's
+// pthread_key_create).
 template <typename F>
-F nextDefinition(std::atomic<void *> &Cache, const char *Name) {
-  void *P = Cache.load(std::memory_order_relaxed);
+__attribute__((no_sanitize("address"))) F nextDefinition(void *&Cache,
+                                                         const char *Name) {
+  void *P = __atomic_load_n(&Cache, __ATOMIC_RELAXED);
   if (!P) {
     P = dlsym(RTLD_NEXT, Name);
-    Cache.store(P, std::memory_order_relaxed);
+    __atomic_store_n(&Cache, P, __ATOMIC_RELAXED);
   }
   return reinterpret_cast<F>(P);
 }

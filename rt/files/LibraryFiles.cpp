@@ -42,7 +42,8 @@ namespace {
 // caller's (a tail call keeps it): that one goes to glibc.
 thread_local int Tracking;
 
-bool fromSavedLibrary(const void *Caller) {
+__attribute__((no_sanitize("address"))) bool
+fromSavedLibrary(const void *Caller) {
   return !Tracking && codeOwner(reinterpret_cast<uintptr_t>(Caller)) ==
                           CodeOwner::SavedLibrary;
 }
@@ -65,7 +66,7 @@ enum RealFile {
   RealFclose,
   NumRealFiles
 };
-std::atomic<void *> RealFiles[NumRealFiles];
+void *RealFiles[NumRealFiles];
 template <typename F> F real(RealFile I, const char *Name) {
   return nextDefinition<F>(RealFiles[I], Name);
 }
@@ -107,7 +108,10 @@ FILE *fopenFor(const void *Caller, const char *Path, const char *Mode) {
 using namespace ccc;
 
 #define CALLER __builtin_return_address(0)
-#define CCC_FILE_REPLACEMENT extern "C" __attribute__((noinline, used))
+// Not instrumented: a library's constructor may call them before the
+// sanitizer has mapped its shadow.
+#define CCC_FILE_REPLACEMENT                                                   \
+  extern "C" __attribute__((noinline, used, no_sanitize("address")))
 
 CCC_FILE_REPLACEMENT int open(const char *Path, int Flags, ...) {
   CCC_OPEN_MODE(Flags, Flags)
@@ -156,7 +160,7 @@ CCC_FILE_REPLACEMENT FILE *fopen(const char *Path, const char *Mode) {
 
 // Weak: a program with C++ file streams gets the pass's fopen64, which
 // serves libstdc++ and comes back here for the rest (CxxFileStreams.cpp).
-extern "C" __attribute__((noinline, used, weak)) FILE *
+extern "C" __attribute__((noinline, used, weak, no_sanitize("address"))) FILE *
 fopen64(const char *Path, const char *Mode) {
   return fopenFor(CALLER, Path, Mode);
 }

@@ -59,7 +59,7 @@ void *runCounted(void *P) {
 
 using CreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
                          void *);
-std::atomic<void *> RealCreate;
+void *RealCreate;
 
 struct KeyRecord {
   uint64_t Key, Destructor, Value;
@@ -74,7 +74,7 @@ pthread_mutex_t KeysLock = PTHREAD_MUTEX_INITIALIZER;
 
 using KeyCreateFn = int (*)(pthread_key_t *, void (*)(void *));
 using KeyDeleteFn = int (*)(pthread_key_t);
-std::atomic<void *> RealKeyCreate, RealKeyDelete;
+void *RealKeyCreate, *RealKeyDelete;
 } // namespace
 
 void reserveLibraryKeys() {
@@ -154,7 +154,7 @@ bool checkLibraryThreads(char *Why, size_t Cap) {
 
 using namespace ccc;
 
-extern "C" __attribute__((noinline, used)) int
+extern "C" __attribute__((noinline, used, no_sanitize("address"))) int
 pthread_create(pthread_t *T, const pthread_attr_t *Attr, void *(*Fn)(void *),
                void *Arg) {
   auto Real = nextDefinition<CreateFn>(RealCreate, "pthread_create");
@@ -182,7 +182,7 @@ pthread_create(pthread_t *T, const pthread_attr_t *Attr, void *(*Fn)(void *),
   return R;
 }
 
-extern "C" __attribute__((noinline, used)) int
+extern "C" __attribute__((noinline, used, no_sanitize("address"))) int
 pthread_key_create(pthread_key_t *Key, void (*Dtor)(void *)) {
   int R = nextDefinition<KeyCreateFn>(RealKeyCreate,
                                       "pthread_key_create")(Key, Dtor);

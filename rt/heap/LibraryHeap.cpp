@@ -48,7 +48,9 @@ namespace ccc {
 namespace {
 // Nesting depth of the runtime's stream wrappers on this thread.
 thread_local int InStreamWrapper;
-std::atomic<bool> LibrariesOpen;
+// Read before the sanitizer has mapped its shadow: a builtin, not
+// std::atomic, whose out-of-line load (at -O0) would be instrumented.
+bool LibrariesOpen;
 
 // Whether an allocation on behalf of Caller belongs in the region. Before
 // main there is no region yet: glibc's heap.
@@ -56,7 +58,7 @@ __attribute__((no_sanitize("address"))) inline bool
 inRegion(const void *Caller) {
   if (InStreamWrapper)
     return heapIsMapped();
-  return LibrariesOpen.load(std::memory_order_relaxed) &&
+  return __atomic_load_n(&LibrariesOpen, __ATOMIC_RELAXED) &&
          savedLibraryCode(reinterpret_cast<uintptr_t>(Caller));
 }
 
@@ -69,7 +71,7 @@ enum RealFn {
   RealRealpath,
   NumRealFns
 };
-std::atomic<void *> RealFns[NumRealFns];
+void *RealFns[NumRealFns];
 template <typename F> F real(RealFn I, const char *Name) {
   return nextDefinition<F>(RealFns[I], Name);
 }
@@ -85,7 +87,7 @@ void ccc::streamHeapEnter() { ++ccc::InStreamWrapper; }
 void ccc::streamHeapLeave() { --ccc::InStreamWrapper; }
 void ccc::openLibraryHeap() {
   if (librariesSaved() && heapIsMapped())
-    LibrariesOpen.store(true, std::memory_order_relaxed);
+    __atomic_store_n(&LibrariesOpen, true, __ATOMIC_RELAXED);
 }
 
 CCC_MALLOC_REPLACEMENT void *malloc(size_t N) noexcept {

@@ -61,7 +61,7 @@ struct DataRange {
 Lib Libs[kMaxLibs];
 int NLibs;
 CodeRange Code[kMaxLibs];
-std::atomic<int> NCode;
+int NCode; // published with a release store, read lock-free
 DataRange Data[2 * kMaxLibs];
 int NData;
 
@@ -187,10 +187,10 @@ void addCode(int I) {
   const Lib &L = Libs[I];
   for (int K = 0; K < L.NPh; ++K) {
     const ElfW(Phdr) &P = L.Ph[K];
-    int N = NCode.load(std::memory_order_relaxed);
+    int N = NCode;
     if (P.p_type == PT_LOAD && (P.p_flags & PF_X) && N < kMaxLibs) {
       Code[N] = {L.Bias + P.p_vaddr, L.Bias + P.p_vaddr + P.p_memsz, I == 0};
-      NCode.store(N + 1, std::memory_order_relaxed);
+      NCode = N + 1;
     }
   }
 }
@@ -264,16 +264,18 @@ void scanLibraries() {
   }
   std::sort(Data, Data + NData,
             [](const DataRange &A, const DataRange &B) { return A.Lo < B.Lo; });
-  int N = NCode.load(std::memory_order_relaxed);
+  int N = NCode;
+  NCode = 0; // unpublished while sorting
   std::sort(Code, Code + N,
             [](const CodeRange &A, const CodeRange &B) { return A.Lo < B.Lo; });
   // Published last: savedLibraryCode reads without a lock.
-  NCode.store(N, std::memory_order_release);
+  __atomic_store_n(&NCode, N, __ATOMIC_RELEASE);
   CCC_DEBUG("%d of %d libraries saved", NSaved, NLibs - 1);
 }
 
-CodeOwner codeOwner(uintptr_t PC) {
-  int N = NCode.load(std::memory_order_acquire);
+// Not instrumented: malloc asks, also before the sanitizer's shadow exists.
+__attribute__((no_sanitize("address"))) CodeOwner codeOwner(uintptr_t PC) {
+  int N = __atomic_load_n(&NCode, __ATOMIC_ACQUIRE);
   int Lo = 0, Hi = N;
   while (Lo < Hi) {
     int M = (Lo + Hi) / 2;
