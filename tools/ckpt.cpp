@@ -262,6 +262,16 @@ static std::vector<Piece> whereBytesGo(ImageReader &R, const ChunkTable &T,
   return Out;
 }
 
+// A name for a 40-column field: a file (a library's path, "/x/y/libz.so
+// (library)") keeps its end, where its name is; anything else its start.
+static std::string shortName(const std::string &Name) {
+  if (Name.size() <= 40)
+    return Name;
+  if (Name[0] == '/')
+    return "..." + Name.substr(Name.size() - 37);
+  return Name.substr(0, 37) + "...";
+}
+
 static const char *pieceKind(const Piece &P) {
   return P.Kind == kHeapInUse ? "heap" : kindName(P.Kind);
 }
@@ -284,7 +294,7 @@ static void printWhere(const std::vector<Piece> &Pieces) {
       continue;
     }
     ++Shown;
-    std::string N = P.Name.size() > 40 ? P.Name.substr(0, 37) + "..." : P.Name;
+    std::string N = shortName(P.Name);
     printf("%-40s %-38s %12llu %10.0f %12llu %12llu\n", N.c_str(), pieceKind(P),
            P.Here, P.Stored, P.Older, P.LeftOut);
   }
@@ -528,7 +538,7 @@ static int cmdDiff(const char *PathA, const char *PathB, bool Json) {
            "name", "kind", "bytes");
     for (size_t I = 0; I < ByPiece.size() && I < 20; ++I) {
       const std::string &Nm = ByPiece[I].second->Name;
-      std::string Short = Nm.size() > 40 ? Nm.substr(0, 37) + "..." : Nm;
+      std::string Short = shortName(Nm);
       printf("%-40s %-20s %12llu\n", Short.c_str(),
              pieceKind(*ByPiece[I].second), ByPiece[I].first);
     }

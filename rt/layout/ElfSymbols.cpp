@@ -23,7 +23,14 @@ int firstObjectBias(struct dl_phdr_info *Info, size_t, void *Out) {
 } // namespace
 
 bool ElfFile::openSelf() {
-  int Fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (!openFile("/proc/self/exe"))
+    return false;
+  dl_iterate_phdr(firstObjectBias, &Bias);
+  return true;
+}
+
+bool ElfFile::openFile(const char *Path) {
+  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
   struct stat St;
   if (Fd < 0 || fstat(Fd, &St) != 0) {
     if (Fd >= 0)
@@ -51,8 +58,14 @@ bool ElfFile::openSelf() {
       NSyms = Sh[I].sh_size / sizeof(Elf64_Sym);
       Str = Base + Sh[Sh[I].sh_link].sh_offset;
     }
-  dl_iterate_phdr(firstObjectBias, &Bias);
   return true;
+}
+
+const Elf64_Shdr *ElfFile::section(const char *Name) const {
+  for (unsigned I = 0; Sh && I < Eh->e_shnum; ++I)
+    if (Sh[I].sh_name < Size && !strcmp(ShStr + Sh[I].sh_name, Name))
+      return &Sh[I];
+  return nullptr;
 }
 
 void ElfFile::close() {

@@ -3,7 +3,8 @@
 // The running executable (/proc/self/exe) mapped read-only, with its
 // section headers and .symtab: the unsaved-globals check lists data
 // objects from it, and images name the stack frames of a checkpoint with
-// its function symbols.
+// its function symbols. Shared libraries' files are read the same way for
+// the pass's records (Libraries.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CCC_RT_ELFSYMBOLS_H
@@ -27,6 +28,10 @@ struct ElfFile {
 
   // Maps /proc/self/exe; false if it is not a readable 64-bit ELF file.
   bool openSelf();
+  // Maps the file Path (Bias stays 0: the caller knows where it is loaded).
+  bool openFile(const char *Path);
+  // The section header named Name, or null.
+  const Elf64_Shdr *section(const char *Name) const;
   void close();
 };
 

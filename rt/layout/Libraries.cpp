@@ -20,11 +20,23 @@
 // resolved addresses (DT_PLTGOT), which the loader of the new process has
 // filled for its own link maps.
 //
+// A library compiled with the pass carries ccc_globals records as the
+// executable does, found by section name in its file. Its globals are then
+// saved as the program's are (left out when never written or dead at every
+// site, thread-locals per thread, by name in `ckpt info`), through
+// registeredGlobals; the rest of its writable data (objects compiled without
+// the pass) stays saved whole.
+//
 //===----------------------------------------------------------------------===//
 #include "Libraries.h"
 
+#include "ElfSymbols.h"
+
 #include "rt/common/Config.h"
+#include "rt/common/LibcHeap.h"
 #include "rt/common/Log.h"
+
+#include "ccc/abi.h"
 
 #include <algorithm>
 #include <atomic>
@@ -47,6 +59,8 @@ struct Lib {
   const char *Needed[kMaxNeeded];
   int NNeeded;
   bool InClosure, MpiOwned, Listed, Saved;
+  // The pass's records of a library compiled with it, else null.
+  const ccc_global_record *RecBegin, *RecEnd;
 };
 
 struct CodeRange {
@@ -170,13 +184,14 @@ void addRange(uintptr_t Lo, uintptr_t Hi, int LibIdx) {
     Data[NData++] = {Lo, Hi, LibIdx};
 }
 
-// Adds [Lo, Hi) less the holes [H[k].Lo, H[k].Hi).
+// Adds [Lo, Hi) less the holes H, sorted by start (they may overlap).
 void addWithout(uintptr_t Lo, uintptr_t Hi, const CodeRange *H, int NH,
                 int LibIdx) {
   for (int K = 0; K < NH && Lo < Hi; ++K) {
     if (H[K].Hi <= Lo || H[K].Lo >= Hi)
       continue;
-    addWithout(Lo, H[K].Lo > Lo ? H[K].Lo : Lo, H + K + 1, NH - K - 1, LibIdx);
+    if (H[K].Lo > Lo)
+      addRange(Lo, H[K].Lo, LibIdx);
     Lo = H[K].Hi;
   }
   if (Lo < Hi)
@@ -195,9 +210,42 @@ void addCode(int I) {
   }
 }
 
+// The records of the pass in library I: its section ccc_globals, found in
+// the library's file (the linker exports its bounds only when something in
+// the library refers to them).
+void findRecords(int I) {
+  Lib &L = Libs[I];
+  ElfFile F;
+  if (!F.openFile(L.Path))
+    return;
+  const Elf64_Shdr *S = F.section(CCC_GLOBALS_SECTION);
+  if (S && (S->sh_flags & SHF_ALLOC) &&
+      S->sh_size >= sizeof(ccc_global_record)) {
+    L.RecBegin =
+        reinterpret_cast<const ccc_global_record *>(L.Bias + S->sh_addr);
+    L.RecEnd = L.RecBegin + S->sh_size / sizeof(ccc_global_record);
+    if (libAt(reinterpret_cast<uintptr_t>(L.RecBegin)) != I)
+      L.RecBegin = L.RecEnd = nullptr; // not the file that is loaded
+  }
+  F.close();
+}
+
+int byLo(const void *A, const void *B) {
+  uintptr_t X = static_cast<const CodeRange *>(A)->Lo;
+  uintptr_t Y = static_cast<const CodeRange *>(B)->Lo;
+  return X < Y ? -1 : X > Y;
+}
+
 void addSavedLibrary(int I) {
   Lib &L = Libs[I];
-  CodeRange Holes[2];
+  findRecords(I);
+  // Holes: RELRO, the PLT's GOT, and the objects the pass's records
+  // describe (saved, or left out, as globals).
+  int MaxHoles = 2 + int(L.RecEnd - L.RecBegin);
+  auto *Holes =
+      static_cast<CodeRange *>(__libc_malloc(MaxHoles * sizeof(CodeRange)));
+  if (!Holes)
+    fatal("out of memory");
   int NH = 0;
   const ElfW(Dyn) *Dyn = nullptr;
   for (int K = 0; K < L.NPh; ++K) {
@@ -217,8 +265,12 @@ void addSavedLibrary(int I) {
   if (PltGot)
     Holes[NH++] = {PltGot, PltGot + 8 * (3 + PltRelSz / sizeof(ElfW(Rela))),
                    false};
-  if (NH == 2 && Holes[1].Lo < Holes[0].Lo)
-    std::swap(Holes[0], Holes[1]);
+  for (const ccc_global_record *R = L.RecBegin; R != L.RecEnd; ++R)
+    if (R->addr && R->size && !(R->flags & CCC_GLOBAL_TLS)) {
+      uintptr_t A = reinterpret_cast<uintptr_t>(R->addr);
+      Holes[NH++] = {A, A + R->size, false};
+    }
+  qsort(Holes, NH, sizeof(CodeRange), byLo);
   for (int K = 0; K < L.NPh; ++K) {
     const ElfW(Phdr) &P = L.Ph[K];
     if (P.p_type != PT_LOAD)
@@ -227,6 +279,7 @@ void addSavedLibrary(int I) {
     if (P.p_flags & PF_W)
       addWithout(Lo, Hi, Holes, NH, I);
   }
+  __libc_free(Holes);
   addCode(I);
 }
 
@@ -234,8 +287,14 @@ void addSavedLibrary(int I) {
 
 bool librariesSaved() { return Cfg.SaveLibraries; }
 
+static bool Scanned;
+bool librariesScanned() { return Scanned; }
+
 void scanLibraries() {
-  if (!Cfg.SaveLibraries || NLibs)
+  if (Scanned)
+    return;
+  Scanned = true;
+  if (!Cfg.SaveLibraries)
     return;
   dl_iterate_phdr(noteLib, nullptr);
   if (NLibs == 0)
@@ -257,7 +316,8 @@ void scanLibraries() {
       ++NSaved;
     }
     CCC_DEBUG("library %s: %s", L.Path,
-              L.Saved      ? "saved"
+              L.RecBegin   ? "saved (compiled with ccc: its globals precisely)"
+              : L.Saved    ? "saved"
               : L.Listed   ? "re-created (ccc's list)"
               : L.MpiOwned ? "re-created (MPI's)"
                            : "not linked (dlopen)");
@@ -303,6 +363,17 @@ bool inSavedLibraryData(uintptr_t Addr, uint64_t Len) {
       return true;
   return false;
 }
+
+void forEachLibraryRecordTable(void (*Fn)(const ccc_global_record *Begin,
+                                          const ccc_global_record *End,
+                                          void *Ctx),
+                               void *Ctx) {
+  for (int I = 1; I < NLibs; ++I)
+    if (Libs[I].Saved && Libs[I].RecBegin)
+      Fn(Libs[I].RecBegin, Libs[I].RecEnd, Ctx);
+}
+
+bool inLibrary(uintptr_t Addr) { return libAt(Addr) > 0; }
 
 const char *savedLibraryAt(uintptr_t Addr) {
   int I = libAt(Addr);

@@ -15,10 +15,13 @@
 #include <cstddef>
 #include <cstdint>
 
+struct ccc_global_record;
+
 namespace ccc {
 // Sorts the loaded libraries into saved and re-created. Once, at start,
 // before any restore (a restart checks restored ranges against it).
 void scanLibraries();
+bool librariesScanned();
 // Whose code is at PC: a library whose state images hold, the executable,
 // or anyone else (the MPI library, libc, ...). Lock-free; Other before the
 // scan. A heap allocation returning to the first two goes to the saved
@@ -35,6 +38,14 @@ inline bool savedLibraryCode(uintptr_t PC) {
 void forEachSavedLibraryRange(void (*Fn)(uintptr_t Addr, size_t Len,
                                          const char *Library, void *Ctx),
                               void *Ctx);
+// Calls Fn with the pass's records of each saved library compiled with the
+// pass (after scanLibraries; registeredGlobals takes them in).
+void forEachLibraryRecordTable(void (*Fn)(const ccc_global_record *Begin,
+                                          const ccc_global_record *End,
+                                          void *Ctx),
+                               void *Ctx);
+// Whether Addr lies in a shared library's mapping (not the executable's).
+bool inLibrary(uintptr_t Addr);
 // Whether [Addr, Addr+Len) lies inside one of those ranges.
 bool inSavedLibraryData(uintptr_t Addr, uint64_t Len);
 // The saved library whose code or data holds Addr, or null.

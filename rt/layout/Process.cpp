@@ -1,5 +1,6 @@
 //===- Process.cpp - What identifies this process's layout ----------------===//
 #include "Process.h"
+#include "Libraries.h"
 #include "ProgramStack.h"
 #include "rt/common/Hash.h"
 #include "rt/common/LibcHeap.h"
@@ -156,28 +157,63 @@ static int byAddr(const void *A, const void *B) {
   return X->Addr < Y->Addr ? -1 : X->Addr > Y->Addr;
 }
 
+namespace {
+struct RecordTables {
+  const ccc_global_record *Begin[64], *End[64];
+  int N;
+  size_t Records;
+};
+
+void addRecordTable(const ccc_global_record *B, const ccc_global_record *E,
+                    void *Ctx) {
+  auto *T = static_cast<RecordTables *>(Ctx);
+  for (int I = 0; I < T->N; ++I)
+    if (T->Begin[I] == B)
+      return; // the executable's weak bounds resolved to this library's
+  if (T->N == 64)
+    fatal("more than 63 shared libraries compiled with ccc");
+  T->Begin[T->N] = B;
+  T->End[T->N++] = E;
+  T->Records += E - B;
+}
+} // namespace
+
+// The executable's records, then those of the saved libraries compiled
+// with the pass (scanLibraries runs first).
 const GlobalRange *registeredGlobals(size_t *Count) {
   static GlobalRange *Table;
   static size_t N;
-  if (!Table && __start_ccc_globals && __stop_ccc_globals) {
-    size_t Max = __stop_ccc_globals - __start_ccc_globals;
-    Table =
-        static_cast<GlobalRange *>(__libc_calloc(Max + 1, sizeof(GlobalRange)));
+  static bool WithLibraries;
+  // A static constructor's ccc_exclude may ask before the scan: built again
+  // once the libraries are known.
+  if (!Table || (!WithLibraries && librariesScanned())) {
+    __libc_free(Table);
+    N = 0;
+    WithLibraries = librariesScanned();
+    RecordTables T = {};
+    // Weak bounds: with no instrumented module in the executable they may
+    // bind to a library's exported ones, which the library's turn takes.
+    if (__start_ccc_globals && __stop_ccc_globals &&
+        !inLibrary(reinterpret_cast<uintptr_t>(__start_ccc_globals)))
+      addRecordTable(__start_ccc_globals, __stop_ccc_globals, &T);
+    forEachLibraryRecordTable(addRecordTable, &T);
+    Table = static_cast<GlobalRange *>(
+        __libc_calloc(T.Records + 1, sizeof(GlobalRange)));
     if (!Table)
       fatal("out of memory");
-    for (size_t I = 0; I < Max; ++I) {
-      const ccc_global_record &R = __start_ccc_globals[I];
-      if (!R.addr || !R.size)
-        continue;
-      GlobalRange &G = Table[N++];
-      G.Size = R.size;
-      G.Name = R.name;
-      G.Flags = R.flags;
-      if (R.flags & CCC_GLOBAL_TLS)
-        G.TlsGetter = reinterpret_cast<void *(*)()>(R.addr);
-      else
-        G.Addr = reinterpret_cast<uintptr_t>(R.addr);
-    }
+    for (int K = 0; K < T.N; ++K)
+      for (const ccc_global_record *R = T.Begin[K]; R != T.End[K]; ++R) {
+        if (!R->addr || !R->size)
+          continue;
+        GlobalRange &G = Table[N++];
+        G.Size = R->size;
+        G.Name = R->name;
+        G.Flags = R->flags;
+        if (R->flags & CCC_GLOBAL_TLS)
+          G.TlsGetter = reinterpret_cast<void *(*)()>(R->addr);
+        else
+          G.Addr = reinterpret_cast<uintptr_t>(R->addr);
+      }
     qsort(Table, N, sizeof(GlobalRange), byAddr);
     // Merge duplicates and overlaps (the same object registered by several
     // modules).

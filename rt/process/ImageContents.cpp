@@ -27,6 +27,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <unwind.h>
@@ -241,6 +242,11 @@ void describeMemory(MapBuffer &M) {
   forEachFrame(
       [](uintptr_t IP, uintptr_t Sp, uintptr_t Top, uintptr_t, void *Ctx) {
         const char *Name = executableFunctionAt(IP - 1);
+        Dl_info Info;
+        // A frame of a shared library (one compiled with the pass may hold
+        // a site): its exported name.
+        if (!Name && dladdr(reinterpret_cast<void *>(IP - 1), &Info))
+          Name = Info.dli_sname;
         static_cast<MapBuffer *>(Ctx)->add(Sp, Top - Sp, MapStackFrame,
                                            Name ? Name : "?");
       },

@@ -197,8 +197,8 @@ void recordCompletion(int Status, void *) {
   }
   RT.BuildIdLen = executableBuildId(RT.BuildId, sizeof(RT.BuildId));
   RT.LoadMapLen = currentLoadMap(RT.LoadMap, sizeof(RT.LoadMap));
+  scanLibraries(); // first: registeredGlobals takes libraries' records
   checkUnsavedGlobals();
-  scanLibraries();
   openStore();
   mapStack();
   installOverflowReporter();

@@ -25,6 +25,19 @@ cc="$work/prefix/bin/ckpt-cc"
   fail "ckpt-c++ -show: $("$work/prefix/bin/ckpt-c++" -show x.cpp)"
 "$work/prefix/bin/ckpt-fc" -show x.f90 | grep -q "^flang-new-19 .*-I$work/prefix/include/ccc/fortran" ||
   fail "ckpt-fc -show lacks the Fortran module directory"
+# A shared library built with the pass leaves the runtime to the program:
+# one heap, one table of files in the process.
+"$cc" -show -shared -fPIC -o libx.so x.c | grep -q "libccc_rt\|libccc_mpi\|--wrap" &&
+  fail "ckpt-cc -shared must not link the runtime or the MPI layer"
+"$cc" -O2 -shared -fPIC -I"$src/test/rt/libraries" -o "$work/libwave.so" \
+  "$src/test/rt/libraries/pass_library.c"
+nm -D --defined-only "$work/libwave.so" | grep -q " __ccc_" &&
+  fail "libwave.so defines runtime symbols"
+"$cc" -O2 -I"$src/test/rt/libraries" -o "$work/wave" \
+  "$src/test/rt/libraries/pass_library_main.c" -L"$work" -lwave -Wl,-rpath,"$work"
+(cd "$work" && CCC_DIR="$work/wave-ckpt" CCC_INTERVAL=0.02 ./wave 2000 4096 >/dev/null) ||
+  fail "a program with a library built by ckpt-cc -shared"
+ls "$work/wave-ckpt"/*.commit >/dev/null 2>&1 || fail "libwave program: no checkpoint committed"
 ln -s "$(command -v clang++-19)" "$work/my-cxx"
 CCC_CXX="$work/my-cxx" "$work/prefix/bin/ckpt-c++" -show x.cpp | grep -q "^$work/my-cxx " ||
   fail "CCC_CXX does not override the compiler"
