@@ -9,7 +9,10 @@
 // the MPI library, of libc, of the OpenMP runtime (re-created by the
 // runtime, rt/process/OpenMP.cpp) and the program's own are not counted.
 // The executable defines pthread_create (exported, CCC_RT_LDFLAG), so a
-// shared library's call comes here.
+// shared library's call comes here. Threads started before the libraries
+// are sorted (a library's constructor starts a pool at load, as OpenBLAS
+// does) are followed with their start and caller addresses and counted
+// once the sort says they are a saved library's; so are keys made then.
 //
 // Thread-local keys: a thread-safe library (Debian's serial HDF5) keeps
 // the number of its pthread key in its .bss and creates the key once. A
@@ -39,22 +42,45 @@ namespace {
 std::atomic<int> Running;
 std::atomic<const char *> Starter; // the library of the latest one
 
+// A thread started before the sort: running and not yet counted, counted
+// (once its starter is known to be a saved library), or finished.
+enum EarlyState { EarlyRunning, EarlyCounted, EarlyFinished };
+struct EarlyThread {
+  uintptr_t Entry, Caller;
+  std::atomic<int> State;
+};
+constexpr int kMaxEarly = 64;
+EarlyThread Early[kMaxEarly];
+std::atomic<int> NEarly;
+
 struct Start {
   void *(*Fn)(void *);
   void *Arg;
+  EarlyThread *Early; // null: counted from its start
 };
 
-void finished(void *) { Running.fetch_sub(1, std::memory_order_relaxed); }
+void finished(void *P) {
+  auto *E = static_cast<EarlyThread *>(P);
+  if (!E || E->State.exchange(EarlyFinished) == EarlyCounted)
+    Running.fetch_sub(1, std::memory_order_relaxed);
+}
 
 void *runCounted(void *P) {
   Start S = *static_cast<Start *>(P);
   __libc_free(P);
   void *R = nullptr;
   // Also when the thread ends by pthread_exit or is cancelled.
-  pthread_cleanup_push(finished, nullptr);
+  pthread_cleanup_push(finished, S.Early);
   R = S.Fn(S.Arg);
   pthread_cleanup_pop(1);
   return R;
+}
+
+// The saved library a thread's start or its caller belongs to, or 0.
+uintptr_t libraryOwner(uintptr_t Entry, uintptr_t Caller) {
+  return codeOwner(Entry) == CodeOwner::SavedLibrary    ? Entry
+         : codeOwner(Caller) == CodeOwner::SavedLibrary ? Caller
+                                                        : 0;
 }
 
 using CreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
@@ -63,6 +89,7 @@ void *RealCreate;
 
 struct KeyRecord {
   uint64_t Key, Destructor, Value;
+  uint64_t Caller; // kept only until the sort, for keys made before it
 };
 struct KeyTable {
   uint64_t N;
@@ -136,6 +163,30 @@ bool restoreLibraryKeys(uint64_t Block, char *Why, size_t Cap) {
   return true;
 }
 
+void sortEarlyLibraryState() {
+  int N = NEarly.load();
+  for (int I = 0; I < N && I < kMaxEarly; ++I) {
+    EarlyThread &E = Early[I];
+    uintptr_t Owner = libraryOwner(E.Entry, E.Caller);
+    int Was = EarlyRunning;
+    if (Owner && E.State.compare_exchange_strong(Was, EarlyCounted)) {
+      Running.fetch_add(1, std::memory_order_relaxed);
+      Starter.store(savedLibraryAt(Owner), std::memory_order_relaxed);
+    }
+  }
+  pthread_mutex_lock(&KeysLock);
+  uint64_t Out = 0;
+  for (uint64_t I = 0; I < Keys.N; ++I)
+    if (!Keys.R[I].Caller ||
+        codeOwner(Keys.R[I].Caller) == CodeOwner::SavedLibrary ||
+        codeOwner(Keys.R[I].Destructor) == CodeOwner::SavedLibrary) {
+      Keys.R[Out] = Keys.R[I];
+      Keys.R[Out++].Caller = 0;
+    }
+  Keys.N = Out;
+  pthread_mutex_unlock(&KeysLock);
+}
+
 bool checkLibraryThreads(char *Why, size_t Cap) {
   int N = Running.load(std::memory_order_relaxed);
   if (N <= 0)
@@ -144,8 +195,9 @@ bool checkLibraryThreads(char *Why, size_t Cap) {
   snprintf(Why, Cap,
            "%d thread%s started by %s %s running; a restart cannot bring back "
            "a library's threads, whose state that library keeps (checkpoint "
-           "where it has none running, or set CCC_LIBRARIES=off if the "
-           "library needs nothing restored)",
+           "where it has none running, have it start none (a thread pool "
+           "of one: OPENBLAS_NUM_THREADS=1 and the like), or set "
+           "CCC_LIBRARIES=off if the library needs nothing restored)",
            N, N == 1 ? "" : "s", Lib ? Lib : "a library",
            N == 1 ? "is" : "are");
   return false;
@@ -163,20 +215,38 @@ pthread_create(pthread_t *T, const pthread_attr_t *Attr, void *(*Fn)(void *),
   // the program's).
   uintptr_t Entry = reinterpret_cast<uintptr_t>(Fn);
   uintptr_t Caller = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-  uintptr_t Owner = codeOwner(Entry) == CodeOwner::SavedLibrary    ? Entry
-                    : codeOwner(Caller) == CodeOwner::SavedLibrary ? Caller
-                                                                   : 0;
-  if (!Owner)
+  EarlyThread *E = nullptr;
+  uintptr_t Owner = 0;
+  if (!librariesScanned()) {
+    int I = NEarly.fetch_add(1);
+    if (I < kMaxEarly) {
+      E = &Early[I];
+      E->Entry = Entry;
+      E->Caller = Caller;
+      E->State.store(EarlyRunning);
+    }
+  } else {
+    Owner = libraryOwner(Entry, Caller);
+  }
+  if (!Owner && !E)
     return Real(T, Attr, Fn, Arg);
   auto *S = static_cast<Start *>(__libc_malloc(sizeof(Start)));
-  if (!S)
+  if (!S) {
+    if (E)
+      E->State.store(EarlyFinished);
     return Real(T, Attr, Fn, Arg);
-  *S = {Fn, Arg};
-  Starter.store(savedLibraryAt(Owner), std::memory_order_relaxed);
-  Running.fetch_add(1, std::memory_order_relaxed);
+  }
+  *S = {Fn, Arg, E};
+  if (Owner) {
+    Starter.store(savedLibraryAt(Owner), std::memory_order_relaxed);
+    Running.fetch_add(1, std::memory_order_relaxed);
+  }
   int R = Real(T, Attr, runCounted, S);
   if (R != 0) {
-    Running.fetch_sub(1, std::memory_order_relaxed);
+    if (Owner)
+      Running.fetch_sub(1, std::memory_order_relaxed);
+    if (E)
+      E->State.store(EarlyFinished);
     __libc_free(S);
   }
   return R;
@@ -187,13 +257,17 @@ pthread_key_create(pthread_key_t *Key, void (*Dtor)(void *)) {
   int R = nextDefinition<KeyCreateFn>(RealKeyCreate,
                                       "pthread_key_create")(Key, Dtor);
   uintptr_t Caller = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  // Before the sort every key is kept with its caller; the sort drops the
+  // ones no saved library made.
+  bool Early = !librariesScanned();
   if (R != 0 ||
-      (codeOwner(Caller) != CodeOwner::SavedLibrary &&
+      (!Early && codeOwner(Caller) != CodeOwner::SavedLibrary &&
        codeOwner(reinterpret_cast<uintptr_t>(Dtor)) != CodeOwner::SavedLibrary))
     return R;
   pthread_mutex_lock(&KeysLock);
   if (Keys.N < 64)
-    Keys.R[Keys.N++] = {*Key, reinterpret_cast<uint64_t>(Dtor), 0};
+    Keys.R[Keys.N++] = {*Key, reinterpret_cast<uint64_t>(Dtor), 0,
+                        Early ? Caller : 0};
   pthread_mutex_unlock(&KeysLock);
   return R;
 }

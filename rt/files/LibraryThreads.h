@@ -15,6 +15,9 @@ namespace ccc {
 // False (with Why) while a thread a saved library started is running: the
 // checkpoint is refused (LibraryThreads.cpp).
 bool checkLibraryThreads(char *Why, size_t Cap);
+// Once the libraries are sorted: counts the threads started and keeps the
+// keys made before, by libraries' constructors, that are saved libraries'.
+void sortEarlyLibraryState();
 // Allocates the block below, in the region (a checkpoint holds the heap's
 // lock): once the region serves libraries.
 void reserveLibraryKeys();

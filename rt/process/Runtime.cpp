@@ -198,6 +198,7 @@ void recordCompletion(int Status, void *) {
   RT.BuildIdLen = executableBuildId(RT.BuildId, sizeof(RT.BuildId));
   RT.LoadMapLen = currentLoadMap(RT.LoadMap, sizeof(RT.LoadMap));
   scanLibraries(); // first: registeredGlobals takes libraries' records
+  sortEarlyLibraryState();
   checkUnsavedGlobals();
   openStore();
   mapStack();

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """A library's thread or socket makes a checkpoint fail, with its reason.
 
-PROGRAM (library_refusals.c) forces three checkpoints: while a thread that
-libtest_worker.so started runs, while that library holds a socket, and
-after both are gone. The first two must return CCC_NONE (0) with a ccc:
-line each (the first naming the library), the third CCC_TAKEN (1); only
-the third version is committed.
+PROGRAM (library_refusals.c) forces four checkpoints: while the pool of
+two threads libtest_worker.so started when it was loaded waits, while a
+thread that library started runs, while it holds a socket, and after all
+are gone. The first three must return CCC_NONE (0) with a ccc: line each
+(the first two naming the library), the fourth CCC_TAKEN (1); only the
+fourth version is committed.
 
 usage: library_refusals_test.py PROGRAM
 """
@@ -24,10 +25,13 @@ r = subprocess.run([PROG], cwd=d, env=env, capture_output=True, text=True,
 commits = sorted(os.path.basename(c)
                  for c in glob.glob(os.path.join(d, "ckpt", "*.commit")))
 lines = [l for l in r.stderr.splitlines() if l.startswith("ccc:")]
-thread = [l for l in lines if "thread started by" in l and
+pool = [l for l in lines if "2 threads started by" in l and
+        "libtest_worker.so" in l and "not taken" in l]
+thread = [l for l in lines if "1 thread started by" in l and
           "libtest_worker.so" in l and "not taken" in l]
 socket = [l for l in lines if "socket" in l and "not taken" in l]
-ok = (r.returncode == 0 and r.stdout == "thread 0 socket 0 after 1\n" and
+ok = (r.returncode == 0 and
+      r.stdout == "pool 0 thread 0 socket 0 after 1\n" and len(pool) == 1 and
       len(thread) == 1 and len(socket) == 1 and len(commits) == 1)
 print(f"exit {r.returncode}, stdout {r.stdout!r}, commits {commits}")
 print("\n".join(lines))
