@@ -342,3 +342,6 @@ function(ccc_halo_case_table mpi)
                   "${options}" ${properties})
   endforeach()
 endfunction()
+
+# The test that the layer adds no byte to a message (issue 43).
+include(${CMAKE_CURRENT_LIST_DIR}/NoByteAdded.cmake)
