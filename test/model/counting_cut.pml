@@ -10,13 +10,15 @@
  *     it (it cannot stop earlier on a message from a rank that stopped:
  *     nothing says so); a record is a receive (its channel, place and, for
  *     the checks, value) or another nondeterministic event (its outcome),
- *     with the number of sends the rank made since its checkpoint;
+ *     with the number of sends the rank made since its checkpoint; a test
+ *     that saw a send complete is a record of its channel and place;
  *   - at a restart, before any replay, the ranks compute the largest
  *     consistent cut of their logs: a rank's cut ends before its first
  *     record of a message whose place is beyond its sender's count at the
  *     sender's cut (the sender's count at its checkpoint plus its sends
- *     before the record where its cut ends, or before its ALL); repeated
- *     until no cut moves. Each rank replays its records up to its cut and
+ *     before the record where its cut ends, or before its ALL), or of a
+ *     completed send whose place is beyond its receiver's count at the
+ *     receiver's cut; repeated until no cut moves. Each rank replays its records up to its cut and
  *     runs free after it.
  *
  * Three ranks send to each other across the line both ways (late and
@@ -56,7 +58,12 @@
  * record may depend on a send made after its sender's ALL, directly (rank
  * 1) or through another rank (rank 0). -DPROG=2: rank 0 receives two late
  * messages of rank 1 on two tags, by tag or by MPI_ANY_TAG depending on a
- * value from rank 2 (the case counts cannot decide, below).
+ * value from rank 2 (the case counts cannot decide, below). -DPROG=3: rank
+ * 1 tests a synchronous send to rank 2 and then sends it another message;
+ * rank 2 takes the two in an order its ND decides, so a test that saw the
+ * send complete depends on a receive the receiver may not make again:
+ * records of send completions enter the cut through the receivers' counts
+ * at their cuts.
  *
  * Rules broken on purpose (ctest model.counting_cut.finds_*):
  *   BUG_NO_CUT         every record up to ALL is replayed
@@ -65,6 +72,8 @@
  *   BUG_WILDCARD_ONLY  only wildcard receives (and other ND events) are
  *                      recorded, as NonDet-Log does today
  *   BUG_NO_LOG         nothing is logged after the checkpoint
+ *   BUG_SEND_DONE_UNCUT  a test that saw a send complete does not enter
+ *                      the cut (PROG=3)
  *   BUG_COMMIT_EARLY   the version commits once the late messages have
  *                      arrived, before ALL has reached every rank (while
  *                      logs still grow)
@@ -90,6 +99,8 @@
 #define TX 3       /* SEND's tag: the rank's value x */
 #define TXA 4      /* RECV's tag: 1 if x, else MPI_ANY_TAG */
 #define TXB 5      /* RECV's tag: 0 if x, else MPI_ANY_TAG */
+#define TXC 6      /* RECV's tag: 0 if y, else 1 */
+#define TXD 7      /* RECV's tag: 1 if y, else 0 */
 
 /* operations */
 #define SITE 1     /* ccc_checkpoint() */
@@ -97,16 +108,21 @@
 #define RECV 3     /* from a1 (or ANYS), tag a2 (or ANYT, TXA, TXB): x = its value */
 #define ND 4       /* a nondeterministic event: x = 0 or 1 */
 #define END 5      /* MPI_Finalize (waits for ALL) */
+#define ISSEND 6   /* MPI_Issend to a1, tag a2, carrying x (one open at a time) */
+#define TESTS 7    /* MPI_Test of it: x = 1 (only once the receiver matched it) or 0 */
+#define WAITS 8    /* MPI_Wait for it */
 
 /* record kinds */
 #define RREC 1
 #define RND 2
+#define RSC 3      /* a send's completion seen by a test (channel, place) */
 
 /* -DREACH=n makes event n an assertion violation, to show that the search
    reaches it: 1 a late message served from the log, 2 an early send
    suppressed, 3 a rank's cut before its ALL point, 4 a cut moved by
    another rank's cut (second round), 5 a receive replayed, 6 an ND event
-   replayed, 7 a receive from the log chosen by the senders' order */
+   replayed, 7 a receive from the log chosen by the senders' order, 8 a
+   send's completion replayed, 9 a cut before a send's completion */
 #ifdef REACH
 #define REACHED(n) assert(REACH != n)
 #else
@@ -134,6 +150,10 @@ bit rdone[NR];
 bit ck[NR];
 bit gotAll[NR];
 byte x[NR];        /* the rank's value: its last ND outcome or message */
+byte y[NR];        /* its last ND outcome */
+byte ssCh[NR];     /* the open synchronous send: channel, place */
+byte ssPl[NR];
+bit ssSup[NR];     /* ... suppressed at the restart: the receiver has it */
 
 byte sent[NCH];    /* sends per channel, cumulative */
 byte rcvd[NCH];    /* receives per channel, cumulative */
@@ -144,6 +164,7 @@ byte pseq[NR * NR];  /* checks only: sends per pair, any tag */
 /* image */
 byte ipc[NR];
 byte ix[NR];
+byte iy[NR];
 
 /* NonDet-Log: records from the checkpoint to ALL */
 byte nrec[NR];
@@ -179,16 +200,18 @@ hidden byte frozen, lateLogged, sameOutcome, replayOk, earlySame, inOrder,
 #define A1R a1[r * NPC + pc[r]]
 #define A2R a2[r * NPC + pc[r]]
 /* the receive's tag as the program gives it */
-#define PTAG (A2R == TXA -> (x[r] -> 1 : ANYT) : (A2R == TXB -> (x[r] -> 0 : ANYT) : A2R))
+#define PTAG (A2R == TXA -> (x[r] -> 1 : ANYT) : (A2R == TXB -> (x[r] -> 0 : ANYT) : \
+              (A2R == TXC -> (y[r] -> 0 : 1) : (A2R == TXD -> (y[r] -> 1 : 0) : A2R))))
 #ifdef BUG_WILDCARD_ONLY
-#define RECORDABLE (OPR == ND || (OPR == RECV && (A1R == ANYS || PTAG == ANYT)))
+#define RECORDABLE (OPR == ND || OPR == TESTS || (OPR == RECV && (A1R == ANYS || PTAG == ANYT)))
 #else
-#define RECORDABLE (OPR == ND || OPR == RECV)
+#define RECORDABLE (OPR == ND || OPR == TESTS || OPR == RECV)
 #endif
 #define RI (r * NREC + ev[r])
 /* the current event is replayed from the log */
 #define REPL (phase && RECORDABLE && ev[r] < cutN[r])
-#define REPOK (!REPL || (OPR == RECV && rk[RI] == RREC) || (OPR == ND && rk[RI] == RND))
+#define REPOK (!REPL || (OPR == RECV && rk[RI] == RREC) || (OPR == ND && rk[RI] == RND) || \
+               (OPR == TESTS && rk[RI] == RSC))
 /* the receive's source and tag: narrowed to the record's when replayed */
 #define SSPEC (REPL -> CSRC(rch[RI]) : A1R)
 #define TSPEC (REPL -> CTAG(rch[RI]) : PTAG)
@@ -211,6 +234,8 @@ hidden byte frozen, lateLogged, sameOutcome, replayOk, earlySame, inOrder,
 /* the one received first in the run */
 #define FIRSTLOG(s, t) (!OTHERLOG(s, t) || LOGO(s, t) < LOGO(s, 1 - t))
 #endif
+/* the receiver matched the open synchronous send */
+#define SSDONE (ssSup[r] || rcvd[ssCh[r]] >= ssPl[r])
 #define NETHAS(s, t) ((TSPEC == ANYT && net[PR(s, r)]?[t, _, _, _]) || \
                       (TSPEC != ANYT && net[PR(s, r)]??[t, _, _, _]))
 
@@ -303,6 +328,7 @@ inline takeLog(s, t) {
 
 inline nd(v) {
   x[r] = v;
+  y[r] = v;
   if
   :: !phase ->
 #ifndef BUG_NO_LOG
@@ -326,10 +352,72 @@ inline nd(v) {
 #define NDV(v) \
   :: d_step { !fin[r] && OPR == ND && REPOK && (!REPL || rval[RI] == v) -> nd(v) }
 
+/* MPI_Issend: a send like SEND's, which completes when its receiver
+   matches it (a suppressed one at once) */
+inline issend() {
+  t_d = A1R;
+  t_t = A2R;
+  t_c = CH(r, t_d, t_t);
+  sent[t_c]++;
+  assert(sent[t_c] < NPL);
+  pseq[PR(r, t_d)]++;
+  ssCh[r] = t_c;
+  ssPl[r] = sent[t_c];
+  ssSup[r] = 0;
+  if
+  :: !phase ->
+     origV[PL(t_c, sent[t_c])] = x[r];
+     net[PR(r, t_d)]!t_t, sent[t_c], x[r], pseq[PR(r, t_d)];
+     if
+     :: ck[r] && !gotAll[r] ->
+        assert(ns[r] < NSH);
+        sh[r * NSH + ns[r]] = t_c;
+        ns[r]++
+     :: else -> skip
+     fi
+  :: phase && sent[t_c] <= R0[t_c] ->
+     earlySame = (origV[PL(t_c, sent[t_c])] == x[r]);
+     assert(earlySame);
+     ssSup[r] = 1
+  :: else -> net[PR(r, t_d)]!t_t, sent[t_c], x[r], pseq[PR(r, t_d)]
+  fi;
+  pc[r]++
+}
+
+/* MPI_Test of the open synchronous send: true only once it is matched,
+   false any time (MPI may not have progressed); a replayed true waits for
+   the match */
+inline tests(v) {
+  x[r] = v;
+  if
+  :: !phase ->
+#ifndef BUG_NO_LOG
+     if
+     :: ck[r] && !gotAll[r] -> record(RSC, ssCh[r], ssPl[r], v)
+     :: else -> skip
+     fi
+#else
+     skip
+#endif
+  :: else ->
+     if
+     :: REPL -> REACHED(8)
+     :: else -> skip
+     fi;
+     ev[r]++
+  fi;
+  pc[r]++
+}
+
+#define TST(v) \
+  :: d_step { !fin[r] && OPR == TESTS && REPOK && (!REPL || rval[RI] == v) && \
+              (v == 0 || SSDONE) -> tests(v) }
+
 inline ckpt() {
   ck[r] = 1;
   ipc[r] = pc[r] + 1;
   ix[r] = x[r];
+  iy[r] = y[r];
   for (t_c : 0 .. NCH - 1) {
     if
     :: CSRC(t_c) == r -> S[t_c] = sent[t_c]
@@ -383,7 +471,11 @@ proctype rank(byte r) {
   RCV(2, 1)
   NDV(0)
   NDV(1)
-  :: d_step { !fin[r] && (OPR == RECV || OPR == ND) && !REPOK ->
+  :: d_step { !fin[r] && OPR == ISSEND -> issend() }
+  TST(0)
+  TST(1)
+  :: d_step { !fin[r] && OPR == WAITS && SSDONE -> pc[r]++ }
+  :: d_step { !fin[r] && (OPR == RECV || OPR == ND || OPR == TESTS) && !REPOK ->
        replayOk = 0; assert(replayOk) }
   :: d_step { !phase && !gotAll[r] && ck[0] && ck[1] && ck[2] -> gotAll[r] = 1 }
   :: d_step { !fin[r] && OPR == END -> fin[r] = 1 }
@@ -409,6 +501,18 @@ inline cutCount(s, c, n) {
   }
 }
 
+/* receiver d's count on channel c at its cut n: every receive between its
+   checkpoint and its ALL is a record */
+inline rcvCount(d, c, n) {
+  t_cnt = R0[c];
+  for (t_j : 0 .. NREC - 1) {
+    if
+    :: t_j < n && rk[d * NREC + t_j] == RREC && rch[d * NREC + t_j] == c -> t_cnt++
+    :: else -> skip
+    fi
+  }
+}
+
 /* the largest consistent cut below every rank's ALL point */
 inline computeCut() {
   for (t_r : 0 .. NR - 1) {
@@ -429,6 +533,17 @@ inline computeCut() {
             :: rpl[t_r * NREC + t_i] > t_cnt -> nc[t_r] = t_i
             :: else -> skip
             fi
+#ifndef BUG_SEND_DONE_UNCUT
+         :: t_i < nc[t_r] && rk[t_r * NREC + t_i] == RSC && rval[t_r * NREC + t_i] ->
+            /* a completed send: its receiver matched it before its cut */
+            t_c = rch[t_r * NREC + t_i];
+            t_s = CDST(t_c);
+            rcvCount(t_s, t_c, cutN[t_s]);
+            if
+            :: rpl[t_r * NREC + t_i] > t_cnt -> nc[t_r] = t_i; REACHED(9)
+            :: else -> skip
+            fi
+#endif
          :: else -> skip
          fi
        }

@@ -33,6 +33,25 @@ init {
     PP(2, 2, SEND, 1, 0);
     PP(2, 3, SITE, 0, 0);
     PP(2, 4, END, 0, 0);
+#elif PROG == 3
+    /* rank 1: a synchronous send to 2 on tag 0, a test of it, a send on
+       tag 1, a wait; rank 2 takes tag 0 first if its ND gives 1, else
+       tag 1 first */
+    PP(0, 0, SITE, 0, 0);
+    PP(0, 1, END, 0, 0);
+    PP(1, 0, SITE, 0, 0);
+    PP(1, 1, ISSEND, 2, 0);
+    PP(1, 2, TESTS, 0, 0);
+    PP(1, 3, SEND, 2, 1);
+    PP(1, 4, WAITS, 0, 0);
+    PP(1, 5, SITE, 0, 0);
+    PP(1, 6, END, 0, 0);
+    PP(2, 0, SITE, 0, 0);
+    PP(2, 1, ND, 0, 0);
+    PP(2, 2, RECV, 1, TXC);
+    PP(2, 3, RECV, 1, TXD);
+    PP(2, 4, SITE, 0, 0);
+    PP(2, 5, END, 0, 0);
 #else
     /* rank 1 sends on tag 0, then tag 1; rank 0 takes them by tag, tag 1
        first, if rank 2's value is 1, else by MPI_ANY_TAG */
@@ -94,6 +113,7 @@ init {
       }
       pc[t_r] = ipc[t_r];
       x[t_r] = ix[t_r];
+      y[t_r] = iy[t_r];
       fin[t_r] = 0;
       rdone[t_r] = 0;
       ev[t_r] = 0
