@@ -18,8 +18,12 @@
  *     sender's cut (the sender's count at its checkpoint plus its sends
  *     before the record where its cut ends, or before its ALL), or of a
  *     completed send whose place is beyond its receiver's count at the
- *     receiver's cut; repeated until no cut moves. Each rank replays its records up to its cut and
- *     runs free after it.
+ *     receiver's cut; repeated until no cut moves. Each rank replays its
+ *     records up to its cut and runs free after it;
+ *   - a receive served from the log takes, among the late messages of one
+ *     sender it can take, the one the receiver took first in the run
+ *     (BUG_LOG_ANY_ORDER: any of them), or with PAIR_ORDER the one the
+ *     sender sent first.
  *
  * Three ranks send to each other across the line both ways (late and
  * early messages); each checkpoints at any one of its sites (the last at
@@ -77,6 +81,8 @@
  *   BUG_COMMIT_EARLY   the version commits once the late messages have
  *                      arrived, before ALL has reached every rank (while
  *                      logs still grow)
+ *   BUG_LOG_ANY_ORDER  a receive served from the log takes any of the late
+ *                      messages of one sender it can take
  * -DPAIR_ORDER: at a restart each sender tells its receivers the order in
  * which it sent their late messages across tags (the case counts cannot
  * decide: without it, PROG=2 breaks pairOrder).
