@@ -74,6 +74,29 @@ void ElfFile::close() {
   *this = ElfFile();
 }
 
+size_t compilerRuntimeState(uintptr_t *Addr, uint64_t *Size, size_t Cap) {
+  ElfFile E;
+  if (!E.openSelf())
+    return 0;
+  // flang's RANDOM_NUMBER generator: Fortran::runtime::random::generator
+  // and its cached nextValue (not its mutex). RANDOM_SEED(PUT=) and every
+  // RANDOM_NUMBER move it; the rest of the runtime's state is rebuilt.
+  static const char Prefix[] = "_ZN7Fortran7runtime6random";
+  size_t N = 0;
+  for (size_t I = 0; E.Syms && I < E.NSyms && N < Cap; ++I) {
+    const Elf64_Sym &S = E.Syms[I];
+    const char *Name = E.Str + S.st_name;
+    if (ELF64_ST_TYPE(S.st_info) != STT_OBJECT || !S.st_size ||
+        S.st_shndx == SHN_UNDEF || strncmp(Name, Prefix, sizeof(Prefix) - 1) ||
+        !strcmp(Name + sizeof(Prefix) - 1, "4lockE"))
+      continue;
+    Addr[N] = E.Bias + S.st_value;
+    Size[N++] = S.st_size;
+  }
+  E.close();
+  return N;
+}
+
 namespace {
 struct FunctionSym {
   uintptr_t Lo, Hi;

@@ -35,6 +35,12 @@ struct ElfFile {
   void close();
 };
 
+// Objects of a compiler runtime linked into the executable whose values a
+// restarted program must see (flang's RANDOM_NUMBER generator), found by
+// name in its symbol table: up to Cap of them, returned in Addr and Size.
+// A stripped executable has none to find.
+size_t compilerRuntimeState(uintptr_t *Addr, uint64_t *Size, size_t Cap);
+
 // The function of the executable containing address IP, or null. The
 // symbols are read once and kept.
 const char *executableFunctionAt(uintptr_t IP);

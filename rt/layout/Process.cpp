@@ -1,5 +1,6 @@
 //===- Process.cpp - What identifies this process's layout ----------------===//
 #include "Process.h"
+#include "ElfSymbols.h"
 #include "Libraries.h"
 #include "ProgramStack.h"
 #include "rt/common/Hash.h"
@@ -179,7 +180,8 @@ void addRecordTable(const ccc_global_record *B, const ccc_global_record *E,
 } // namespace
 
 // The executable's records, then those of the saved libraries compiled
-// with the pass (scanLibraries runs first).
+// with the pass (scanLibraries runs first), then the compiler runtime's
+// few objects a restart must bring back (compilerRuntimeState).
 const GlobalRange *registeredGlobals(size_t *Count) {
   static GlobalRange *Table;
   static size_t N;
@@ -197,8 +199,11 @@ const GlobalRange *registeredGlobals(size_t *Count) {
         !inLibrary(reinterpret_cast<uintptr_t>(__start_ccc_globals)))
       addRecordTable(__start_ccc_globals, __stop_ccc_globals, &T);
     forEachLibraryRecordTable(addRecordTable, &T);
+    uintptr_t RtAddr[8];
+    uint64_t RtSize[8];
+    size_t NRt = compilerRuntimeState(RtAddr, RtSize, 8);
     Table = static_cast<GlobalRange *>(
-        __libc_calloc(T.Records + 1, sizeof(GlobalRange)));
+        __libc_calloc(T.Records + NRt + 1, sizeof(GlobalRange)));
     if (!Table)
       fatal("out of memory");
     for (int K = 0; K < T.N; ++K)
@@ -214,6 +219,9 @@ const GlobalRange *registeredGlobals(size_t *Count) {
         else
           G.Addr = reinterpret_cast<uintptr_t>(R->addr);
       }
+    for (size_t I = 0; I < NRt; ++I)
+      Table[N++] = {RtAddr[I], RtSize[I], "flang RANDOM_NUMBER state", nullptr,
+                    0};
     qsort(Table, N, sizeof(GlobalRange), byAddr);
     // Merge duplicates and overlaps (the same object registered by several
     // modules).
