@@ -161,6 +161,22 @@ void configInit() {
   Cfg.Threads =
       envInt("CCC_THREADS", Cores < 1 ? 1 : (Cores > 4 ? 4 : Cores), 0, 64);
 
+  Cfg.Async = envInt("CCC_ASYNC", 0, 0, 1);
+  Cfg.AsyncMemory = 0;
+  if (const char *V = env("CCC_ASYNC_MEMORY")) {
+    char *End;
+    errno = 0;
+    unsigned long long X = strtoull(V, &End, 10);
+    int Shift = *End == 'K' ? 10 : *End == 'M' ? 20 : *End == 'G' ? 30 : 0;
+    if (Shift)
+      ++End;
+    if (errno || *End || End == V || X == 0 || X > (1ull << 50) >> Shift)
+      fatal("CCC_ASYNC_MEMORY=%s: expected bytes > 0, or with a suffix K, M "
+            "or G (e.g. 512M)",
+            V);
+    Cfg.AsyncMemory = X << Shift;
+  }
+
   Cfg.Signal = SIGUSR1;
   if (const char *V = env("CCC_SIGNAL")) {
     if (!strcmp(V, "USR1") || !strcmp(V, "SIGUSR1"))

@@ -31,10 +31,12 @@ struct Config {
   RestartMode Restart;
   int CompressLevel;
   int Threads;
-  int Shuffle;        // CCC_SHUFFLE: -1 auto, 0 never, 1 always
-  int FullEvery;      // CCC_FULL_EVERY: 1 = no incremental images
-  uint64_t ChunkSize; // CCC_CHUNK_SIZE
-  int Signal;         // 0 = none
+  bool Async;           // CCC_ASYNC=1: images written by a runtime thread
+  uint64_t AsyncMemory; // CCC_ASYNC_MEMORY bytes; 0 = a quarter of MemAvailable
+  int Shuffle;          // CCC_SHUFFLE: -1 auto, 0 never, 1 always
+  int FullEvery;        // CCC_FULL_EVERY: 1 = no incremental images
+  uint64_t ChunkSize;   // CCC_CHUNK_SIZE
+  int Signal;           // 0 = none
   size_t StackSize;
   size_t HeapReserve;
   UnsavedPolicy Unsaved;

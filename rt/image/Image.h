@@ -26,35 +26,64 @@ struct CodecRegion {
   uint32_t Codec;
 };
 
-class ImageWriter {
+// What an image's sections go into: the file itself (ImageWriter), or a
+// staging buffer that a runtime thread writes out later (CCC_ASYNC,
+// rt/store/Staging.h).
+//
+// Neither pure virtuals nor a virtual destructor: C programs link the
+// runtime without the C++ library (__cxa_pure_virtual, operator delete).
+class ImageSink {
+public:
+  ImageHeader &header() { return Hdr; }
+  // Codec: how a compressed section is coded (a memory section's data may
+  // be transformed, in blocks of kShuffleBlock); raw if !Compress.
+  virtual bool beginSection(SectionType Type, bool Compress,
+                            uint32_t Codec = CodecZstd) {
+    return false;
+  }
+  // Under CodecZstdPerBlock: a block is coded with the codec of the region
+  // (N of them, kept by the caller until endSection) holding its first
+  // byte, else with Default.
+  virtual void setBlockCodecs(const CodecRegion *R, size_t N,
+                              uint32_t Default) {}
+  // Memory sections: a range header followed by the bytes. Hash, if given,
+  // is hashBytes(Data, Len) already computed (Len <= kHashBlock).
+  virtual bool addRange(uint64_t Addr, const void *Data, uint64_t Len,
+                        const uint64_t *Hash = nullptr) {
+    return false;
+  }
+  // Blob sections: bytes as they are.
+  virtual bool addBytes(const void *Data, uint64_t Len) { return false; }
+  virtual bool endSection() { return false; }
+  // Completes the image (ImageWriter: the file is complete only if this
+  // returns true).
+  virtual bool finish() { return false; }
+
+protected:
+  ~ImageSink() = default;
+  ImageHeader Hdr{};
+};
+
+class ImageWriter : public ImageSink {
 public:
   ImageWriter() = default;
   ~ImageWriter();
   // Level <= 0 stores sections raw. Threads are zstd worker threads.
   bool open(const char *Path, int Level, int Threads);
-  ImageHeader &header() { return Hdr; }
-  // Codec: how a compressed section is coded (a memory section's data may
-  // be transformed, in blocks of kShuffleBlock); raw if !Compress.
   bool beginSection(SectionType Type, bool Compress,
-                    uint32_t Codec = CodecZstd);
-  // Under CodecZstdPerBlock: a block is coded with the codec of the region
-  // (N of them, kept by the caller until endSection) holding its first
-  // byte, else with Default.
-  void setBlockCodecs(const CodecRegion *R, size_t N, uint32_t Default) {
+                    uint32_t Codec = CodecZstd) override;
+  void setBlockCodecs(const CodecRegion *R, size_t N,
+                      uint32_t Default) override {
     Regions = R;
     NRegions = N;
     DefaultCodec = Default;
   }
-  // Memory sections: a range header followed by the bytes. Hash, if given,
-  // is hashBytes(Data, Len) already computed (Len <= kHashBlock).
   bool addRange(uint64_t Addr, const void *Data, uint64_t Len,
-                const uint64_t *Hash = nullptr);
-  // Blob sections: bytes as they are.
-  bool addBytes(const void *Data, uint64_t Len);
-  bool endSection();
-  // Writes the header, fsyncs and closes. The file is complete only if this
-  // returns true.
-  bool finish();
+                const uint64_t *Hash = nullptr) override;
+  bool addBytes(const void *Data, uint64_t Len) override;
+  bool endSection() override;
+  // Writes the header, fsyncs and closes.
+  bool finish() override;
   const char *error() const { return Err; }
   uint64_t bytesWritten() const { return FileOff; }
 
@@ -66,7 +95,6 @@ private:
 
   int Fd = -1;
   int Level = 1, Threads = 0;
-  ImageHeader Hdr{};
   SectionEntry *Cur = nullptr;
   uint64_t FileOff = 0;
   uint64_t HashState = 0;

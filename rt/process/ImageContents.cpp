@@ -133,7 +133,7 @@ public:
     memset(P + N + sizeof(R) + L, 0, Need - sizeof(R) - L);
     N += Need;
   }
-  bool write(ImageWriter &W, bool Z) const {
+  bool write(ImageSink &W, bool Z) const {
     return !Ok ||
            (W.beginSection(SecMap, Z) && W.addBytes(P, N) && W.endSection());
   }
@@ -276,7 +276,26 @@ struct HeapWriteCtx {
 
 } // namespace
 
-bool writeImage(ImageWriter &W, uint64_t Version) {
+uint64_t imageMemoryBound() {
+  uint64_t B = 0;
+  size_t NG;
+  const GlobalRange *G = registeredGlobals(&NG);
+  for (size_t I = 0; I < NG; ++I)
+    if (!G[I].unsaved())
+      B += G[I].Size;
+  forEachSavedLibraryRange([](uintptr_t, size_t L, const char *,
+                              void *C) { *static_cast<uint64_t *>(C) += L; },
+                           &B);
+  heapForEachUsedRange(
+      [](uintptr_t, size_t L, void *C) { *static_cast<uint64_t *>(C) += L; },
+      &B);
+  B += ProgramStack.High - RT.Ctx.StackLow;
+  // A record per piece (a chunk at most, 40 bytes and padding), and the
+  // small sections: the map, the chunk table, the runtime's own.
+  return B + B / 4096 * 64 + (16 << 20);
+}
+
+bool writeImage(ImageSink &W, uint64_t Version) {
   ImageHeader &H = W.header();
   H.Version = Version;
   H.Rank = RT.Rank;

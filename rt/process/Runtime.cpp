@@ -156,6 +156,9 @@ char **copyStrings(char **V, int *CountOut) {
 // rank 0 once MPI has finished (every commit of the job decided), so that
 // running it again starts afresh.
 void recordCompletion(int Status, void *) {
+  // CCC_ASYNC: the last checkpoint's write completes (or fails) first,
+  // whatever the status, as a synchronous one would have.
+  waitForBackgroundWrite();
   if (Status != 0 || !RT.Ready)
     return;
   // Each rank prunes its own files at its checkpoints; the job's last

@@ -97,7 +97,12 @@ int takeCheckpoint();
 // image; and the image of the process at its saved context, written to W
 // (ImageContents.cpp).
 void markDeadLocalsOfCallers();
-bool writeImage(ImageWriter &W, uint64_t Version);
+bool writeImage(ImageSink &W, uint64_t Version);
+// An upper bound of the bytes writeImage would stage now (CCC_ASYNC).
+uint64_t imageMemoryBound();
+// CCC_ASYNC: waits for the background write of the last checkpoint, if one
+// runs (at the next site and at exit; Checkpoint.cpp).
+void waitForBackgroundWrite();
 
 // Restores the newest image every rank can restore, if CCC_RESTART allows,
 // and never returns then (Restart.cpp).

@@ -9,6 +9,8 @@
 //             appended with single write()s by every process:
 //             start, restart V, restore-failed V, image V SECONDS,
 //             image-failed V, commit V, stopped V, interval 0 SECONDS,
+//             stall V SECONDS (CCC_ASYNC: the program's wait at the site;
+//             its image event comes when the background write ends),
 //             injected V (CCC_INJECT killed this process),
 //             exit 0 STATUS (exit() with STATUS; a process killed by a
 //             signal, or stopped on SIGTERM, writes none)
@@ -278,7 +280,16 @@ void supervisionAfterFlush() {
 }
 
 void supervisionImageWritten(uint64_t Version, bool Ok, double Seconds) {
+  noteImageWritten(Version, Ok, Seconds);
+  runHooks(OnContinue);
+}
+
+void noteImageWritten(uint64_t Version, bool Ok, double Seconds) {
   event(Ok ? "image" : "image-failed", Version, Ok ? Seconds : -1);
+}
+
+void supervisionStalled(uint64_t Version, double Seconds) {
+  event("stall", Version, Seconds);
   runHooks(OnContinue);
 }
 

@@ -34,6 +34,12 @@ void supervisionAfterFlush();
 // After this process's image was written (Ok) or not: the continue hooks
 // and the event.
 void supervisionImageWritten(uint64_t Version, bool Ok, double Seconds);
+// CCC_ASYNC: the two halves. The event when the background write of
+// Version ended (Seconds from the site; safe on the writer thread: one
+// write()), and at the site the continue hooks and a "stall V SECONDS"
+// event, the time the program waited there.
+void noteImageWritten(uint64_t Version, bool Ok, double Seconds);
+void supervisionStalled(uint64_t Version, double Seconds);
 // The job's checkpoint Version was committed (by the committing process).
 void noteCommitted(uint64_t Version);
 

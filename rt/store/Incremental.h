@@ -69,7 +69,7 @@ struct ChunkStats {
 // Out receives the table.
 class ChunkedWriter {
 public:
-  ChunkedWriter(ImageWriter &W, const ChunkTable *Prev, bool Full,
+  ChunkedWriter(ImageSink &W, const ChunkTable *Prev, bool Full,
                 uint64_t Version, uint64_t ChunkSize, ChunkTable &Out)
       : W(W), Prev(Prev), Full(Full || !Prev), Version(Version),
         ChunkSize(ChunkSize), Out(Out) {
@@ -92,7 +92,7 @@ public:
   void (*BetweenChunks)() = nullptr;
 
 private:
-  ImageWriter &W;
+  ImageSink &W;
   const ChunkTable *Prev;
   bool Full;
   uint64_t Version, ChunkSize;
