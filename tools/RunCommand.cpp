@@ -239,6 +239,8 @@ int cmdRun(int Argc, char **Argv) {
   int Attempts = 0, Failures = 0, Injected = 0, Commits = 0, Restores = 0;
   std::map<unsigned long long, double> StateTime; // version -> when taken
   std::map<unsigned long long, double> VersionCost;
+  // CCC_ASYNC: per version, the longest a process waited at its site.
+  std::map<unsigned long long, double> VersionStall;
   size_t NextFault = 0;
   size_t JobSize = 1;   // processes: the most an attempt has started
   double Interval = -1; // CCC_INTERVAL=auto's last choice
@@ -325,6 +327,8 @@ int cmdRun(int Argc, char **Argv) {
           if (!StateTime.count(E.Version) || Taken < StateTime[E.Version])
             StateTime[E.Version] = Taken;
           VersionCost[E.Version] = std::max(VersionCost[E.Version], E.Figure);
+        } else if (E.What == "stall" && E.Figure >= 0) {
+          VersionStall[E.Version] = std::max(VersionStall[E.Version], E.Figure);
         } else if (E.What == "commit") {
           ++Commits;
           LastCommit = E.Version;
@@ -526,6 +530,14 @@ int cmdRun(int Argc, char **Argv) {
   }
   for (auto &KV : VersionCost)
     ImageSeconds += KV.second;
+  double StallSeconds = 0;
+  for (auto &KV : VersionStall)
+    StallSeconds += KV.second;
+  char Stalled[96] = "";
+  if (!VersionStall.empty())
+    snprintf(Stalled, sizeof(Stalled),
+             ", in the background; the program waited %.2f s at its sites",
+             StallSeconds);
   double Total = now() - Start;
   // Empty per-rank output files are noise.
   for (const std::string *F : {&O.Stdout, &O.Stderr})
@@ -540,7 +552,7 @@ int cmdRun(int Argc, char **Argv) {
   fprintf(stderr,
           "ckpt run: %s after %d attempt%s: %d failure%s (%d injected%s), "
           "%d checkpoint%s committed, %.1f s of work lost, %.1f s writing "
-          "images (%.1f %% of %.1f s)%s\n",
+          "images (%.1f %% of %.1f s)%s%s\n",
           Result == 0              ? "finished"
           : Result == kExitStopped ? "stopped"
                                    : "failed",
@@ -548,7 +560,7 @@ int cmdRun(int Argc, char **Argv) {
           Failures == 1 ? "" : "s", Injected,
           O.Mtbf > 0 ? (", seed " + std::to_string(O.Seed)).c_str() : "",
           Commits, Commits == 1 ? "" : "s", LostSeconds, ImageSeconds,
-          Total > 0 ? 100 * ImageSeconds / Total : 0.0, Total,
+          Total > 0 ? 100 * ImageSeconds / Total : 0.0, Total, Stalled,
           Restores ? "; a checkpoint could not be restored" : "");
   if (Interval > 0)
     fprintf(stderr,

@@ -15,8 +15,8 @@ usage: inject_test.py CKPT PROGRAM PLAIN
     exit 0 and print the reference output.
  4. The same job under `ckpt run --inject write` (its first image's
     background write killed): it must finish, with the reference output,
-    and the events must hold the stall of each checkpoint apart from its
-    image's write.
+    and the events (and its summary) must hold the stall of each checkpoint
+    apart from its image's write.
 """
 import glob
 import os
@@ -82,7 +82,8 @@ def main():
                             "--stdout", out, "--", prog],
                            env=run_env, capture_output=True, text=True,
                            timeout=4 * limit)
-        if r.returncode != 0 or "1 injected" not in r.stderr:
+        if (r.returncode != 0 or "1 injected" not in r.stderr
+                or "in the background; the program waited" not in r.stderr):
             fail("ckpt run --inject write: status %d" % r.returncode,
                  r.stderr)
         with open(out, "rb") as f:
