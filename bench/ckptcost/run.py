@@ -17,9 +17,22 @@ Prints medians and minima over the rounds and the ratios ccc/baseline of
 the medians. Targets (issue 6): checkpoint <= 1.2x zstd, restart <= 1.3x
 zstd -d.
 
+Then CCC_ASYNC (issue 44), in the same run on the same state: `state MB
+steps K` takes K forced checkpoints, each followed by steps (a pass
+rewriting every double, so every image is a full one) until its commit
+record exists and 3 more; once synchronously, once with CCC_ASYNC=1.
+Reported: the synchronous checkpoint, the asynchronous stall (the time the
+program waited at its site: the staging copy, plus any wait for the
+previous write) of checkpoints 2..K (the first also pays the staging
+buffer's first page faults: shown apart), and the step time while a
+background write runs ("busy") against the step time with none.
+Last, fork() as the snapshot (`state MB forks K`): the time fork() takes
+and the parent's first step after it (which copies every page it writes)
+while the child lives, against a step with no child.
+
 usage: bench/ckptcost/run.py [full|smoke] [--mb N] [--rounds R]
-       [--prefix PREFIX] [--env CCC_VAR=VALUE]...
-  full  256 MiB, 5 rounds (default)    smoke  16 MiB, 1 round
+       [--checkpoints K] [--prefix PREFIX] [--env CCC_VAR=VALUE]...
+  full  256 MiB, 5 rounds, K = 5 (default)    smoke  16 MiB, 1 round, K = 2
 """
 import argparse
 import os
@@ -39,11 +52,73 @@ def timed(cmd, **kw):
     return time.perf_counter() - t
 
 
+def steps(exe, mb, nckpt, env, d):
+    """Stalls and step times ("busy", "idle") of `state MB steps K`."""
+    os.makedirs(d)
+    e = dict(env, CCC_DIR=d, CCC_NAME="state", CCC_RESTART="never")
+    out = subprocess.run([exe, str(mb), "steps", str(nckpt)], env=e,
+                         check=True, capture_output=True, text=True).stdout
+    shutil.rmtree(d)
+    r = {"stall": [], "busy": [], "idle": []}
+    for line in out.splitlines():
+        w = line.split()
+        if w[0] == "stall":
+            r["stall"].append(float(w[2]))
+        elif w[0] == "step":
+            r[w[1]].append(float(w[2]))
+    return r
+
+
+def asynchronous(exe, mb, nckpt, env, work):
+    sync = steps(exe, mb, nckpt, dict(env, CCC_ASYNC="0"),
+                 os.path.join(work, "sync"))
+    asy = steps(exe, mb, nckpt, dict(env, CCC_ASYNC="1"),
+                os.path.join(work, "async"))
+    later = lambda v: v[1:] if len(v) > 1 else v
+    s, st = statistics.median(later(sync["stall"])), later(asy["stall"])
+    print("CCC_ASYNC=1, %d checkpoints each way, every image full:" % nckpt)
+    print("%-26s %10s %10s" % ("seconds", "median", "max"))
+    print("%-26s %10.3f %10.3f" % ("checkpoint (synchronous)", s,
+                                   max(later(sync["stall"]))))
+    print("%-26s %10.3f %10.3f" % ("stall (asynchronous)",
+                                   statistics.median(st), max(st)))
+    print("%-26s %10.3f" % ("first stall (asynchronous)", asy["stall"][0]))
+    idle = statistics.median(sync["idle"] + asy["idle"])
+    busy = statistics.median(asy["busy"]) if asy["busy"] else float("nan")
+    print("%-26s %10.4f %10s" % ("step, no write running", idle,
+                                 "(%d)" % len(sync["idle"] + asy["idle"])))
+    print("%-26s %10.4f %10s" % ("step, background write", busy,
+                                 "(%d)" % len(asy["busy"])))
+    print("stall / synchronous checkpoint: %.2f (target <= 0.1); "
+          "step during a write / without: %.2f" %
+          (statistics.median(st) / s, busy / idle))
+
+
+def forks(exe, mb, nckpt, env):
+    out = subprocess.run([exe, str(mb), "forks", str(nckpt)],
+                         env=dict(env, CCC_RESTART="never"), check=True,
+                         capture_output=True, text=True).stdout
+    r = {"fork": [], "cow": [], "busy": [], "idle": []}
+    for line in out.splitlines():
+        w = line.split()
+        if w[0] == "fork":
+            r["fork"].append(float(w[2]))
+        elif w[0] == "step":
+            r[w[1]].append(float(w[2]))
+    med = {k: statistics.median(v) if v else float("nan")
+           for k, v in r.items()}
+    print("fork() as the snapshot, %d times: fork %.4f s; parent's step: "
+          "first after fork %.4f s, later while the child lives %.4f s, "
+          "none %.4f s" % (nckpt, med["fork"], med["cow"], med["busy"],
+                           med["idle"]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", nargs="?", default="full", choices=["full", "smoke"])
     ap.add_argument("--mb", type=float)
     ap.add_argument("--rounds", type=int)
+    ap.add_argument("--checkpoints", type=int)
     ap.add_argument("--prefix", default=os.path.join(TOP, "build", "install"))
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--dir", default=None,
@@ -52,6 +127,7 @@ def main():
     a = ap.parse_args()
     mb = a.mb or (256 if a.mode == "full" else 16)
     rounds = a.rounds or (5 if a.mode == "full" else 1)
+    nckpt = a.checkpoints or (5 if a.mode == "full" else 2)
     cc = os.path.join(a.prefix, "bin", "ckpt-cc")
     if not os.access(cc, os.X_OK):
         sys.exit("%s: %s not found (run scripts/build.sh)" % (sys.argv[0], cc))
@@ -108,6 +184,8 @@ def main():
               (med["ckpt"] / med["zstd"], med["ckpt"] / med["cp"]))
         print("restart / zstd -d: %.2f (target <= 1.3)" %
               (med["restart"] / med["unzstd"]))
+        asynchronous(exe, mb, nckpt, env, work)
+        forks(exe, mb, nckpt, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

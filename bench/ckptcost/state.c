@@ -5,6 +5,16 @@
 //   state MB ckpt        takes one forced checkpoint and prints its time
 //   state MB ckpt        (run again with CCC_RESTART=require) restarts from
 //                        it and exits as soon as the site returns
+//   state MB steps K     K forced checkpoints; after each, steps (one pass
+//                        rewriting every double) until its commit record
+//                        exists ("busy": a background write runs, under
+//                        CCC_ASYNC=1) and then 3 more ("idle"); prints
+//                        each checkpoint's stall and each step's time
+//   state MB forks K     fork() as the snapshot, K times: the child reads
+//                        the whole state and lives 0.4 s (as a writer
+//                        would), the parent steps meanwhile ("cow": the
+//                        first step, which copies every page it writes;
+//                        "busy": the others) and 3 steps after it ended
 #include "ccc.h"
 
 #include <math.h>
@@ -13,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static double now(void) {
   struct timespec T;
@@ -36,6 +48,56 @@ int main(int argc, char **argv) {
     if (!F || fwrite(D, 8, ND, F) != ND || fwrite(I64, 8, NI, F) != NI ||
         fclose(F))
       return 1;
+    return 0;
+  }
+  if (!strcmp(argv[2], "forks")) {
+    int K = argc > 3 ? atoi(argv[3]) : 4;
+    for (int C = 1; C <= K; ++C) {
+      double T0 = now();
+      pid_t P = fork();
+      if (P == 0) {
+        volatile double S = 0;
+        for (size_t I = 0; I < ND; I += 8)
+          S += D[I];
+        usleep(400000);
+        _exit(0);
+      }
+      printf("fork %d %.6f\n", C, now() - T0);
+      int Alive = 1;
+      for (int N = 0, Idle = 0; Idle < 3; ++N) {
+        double S0 = now();
+        for (size_t I = 0; I < ND; ++I)
+          D[I] = D[I] * 0.999 + 1e-3;
+        printf("step %s %.6f\n", !Alive ? "idle" : N ? "busy" : "cow",
+               now() - S0);
+        Idle += !Alive;
+        if (Alive && waitpid(P, NULL, WNOHANG) == P)
+          Alive = 0;
+      }
+    }
+    printf("sum %.12e\n", D[ND / 2]);
+    return 0;
+  }
+  if (!strcmp(argv[2], "steps")) {
+    int K = argc > 3 ? atoi(argv[3]) : 4;
+    const char *Dir = getenv("CCC_DIR"), *Name = getenv("CCC_NAME");
+    for (int C = 1; C <= K; ++C) {
+      double T0 = now();
+      if (ccc_checkpoint_force() != CCC_TAKEN)
+        return 1;
+      printf("stall %d %.6f\n", C, now() - T0);
+      char Commit[4096];
+      snprintf(Commit, sizeof(Commit), "%s/%s.v%06d.commit", Dir, Name, C);
+      for (int Idle = 0; Idle < 3;) {
+        int Busy = access(Commit, F_OK) != 0;
+        double S0 = now();
+        for (size_t I = 0; I < ND; ++I)
+          D[I] = D[I] * 0.999 + 1e-3;
+        printf("step %s %.6f\n", Busy ? "busy" : "idle", now() - S0);
+        Idle += !Busy;
+      }
+    }
+    printf("sum %.12e\n", D[ND / 2]);
     return 0;
   }
   double T0 = now();
