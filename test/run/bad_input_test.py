@@ -66,6 +66,9 @@ cases = [
     ({"CCC_FLUSH_EVERY": "-1"}, "CCC_FLUSH_EVERY=-1: expected an integer"),
     ({"CCC_FLUSH_EVERY": "often"},
      "CCC_FLUSH_EVERY=often: expected an integer"),
+    ({"CCC_ASYNC": "yes"}, "CCC_ASYNC=yes: expected an integer"),
+    ({"CCC_ASYNC_MEMORY": "12X"}, "CCC_ASYNC_MEMORY=12X: expected bytes"),
+    ({"CCC_ASYNC_MEMORY": "0"}, "CCC_ASYNC_MEMORY=0: expected bytes"),
 ]
 for ports in ("abc", "70000", "5000-4000", "0-10", "40000-", "-4"):
     cases.append(({"CCC_PARTNER_PORTS": ports},

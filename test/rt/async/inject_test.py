@@ -13,7 +13,9 @@ usage: inject_test.py CKPT PROGRAM PLAIN
     version 2 not.
  3. PROGRAM runs again without the fault: it must restart from version 1,
     exit 0 and print the reference output.
- 4. The same job under `ckpt run --inject write` (its first image's
+ 4. With CCC_ASYNC_MEMORY=1M the state does not fit: every image is written
+    synchronously, after one `ccc:` note.
+ 5. The same job under `ckpt run --inject write` (its first image's
     background write killed): it must finish, with the reference output,
     and the events (and its summary) must hold the stall of each checkpoint
     apart from its image's write.
@@ -73,6 +75,19 @@ def main():
         if r.returncode != 0 or r.stdout.encode() != ref:
             fail("after the restart: status %d, output %r, reference %r" %
                  (r.returncode, r.stdout, ref), r.stderr)
+
+        # A staging buffer too small: written synchronously, with a note.
+        d1 = os.path.join(work, "small")
+        r = subprocess.run([prog], env=dict(env, CCC_DIR=d1,
+                                            CCC_ASYNC_MEMORY="1M"),
+                           capture_output=True, text=True, timeout=limit)
+        if (r.returncode != 0 or r.stdout.encode() != ref
+                or "CCC_ASYNC_MEMORY allows 1 MiB: it is written "
+                   "synchronously" not in r.stderr
+                or "background write started" in r.stderr
+                or not glob.glob(os.path.join(d1, "*.commit"))):
+            fail("CCC_ASYNC_MEMORY=1M: not written synchronously with a note",
+                 r.stderr)
 
         d2 = os.path.join(work, "run")
         run_env = dict(env, CCC_DIR=d2)
