@@ -28,62 +28,98 @@ struct CodecRegion {
 
 // What an image's sections go into: the file itself (ImageWriter), or a
 // staging buffer that a runtime thread writes out later (CCC_ASYNC,
-// rt/store/Staging.h).
-//
-// Neither pure virtuals nor a virtual destructor: C programs link the
-// runtime without the C++ library (__cxa_pure_virtual, operator delete).
+// rt/store/Staging.h). Each kind of sink has a table of its functions
+// rather than virtual functions: the runtime is built without RTTI, and
+// code built with -fsanitize=vptr (UBSan) would ask for the type
+// information of a polymorphic class.
 class ImageSink {
 public:
   ImageHeader &header() { return Hdr; }
   // Codec: how a compressed section is coded (a memory section's data may
   // be transformed, in blocks of kShuffleBlock); raw if !Compress.
-  virtual bool beginSection(SectionType Type, bool Compress,
-                            uint32_t Codec = CodecZstd) {
-    return false;
+  bool beginSection(SectionType Type, bool Compress,
+                    uint32_t Codec = CodecZstd) {
+    return Fn->Begin(this, Type, Compress, Codec);
   }
   // Under CodecZstdPerBlock: a block is coded with the codec of the region
   // (N of them, kept by the caller until endSection) holding its first
   // byte, else with Default.
-  virtual void setBlockCodecs(const CodecRegion *R, size_t N,
-                              uint32_t Default) {}
+  void setBlockCodecs(const CodecRegion *R, size_t N, uint32_t Default) {
+    Fn->Codecs(this, R, N, Default);
+  }
   // Memory sections: a range header followed by the bytes. Hash, if given,
   // is hashBytes(Data, Len) already computed (Len <= kHashBlock).
-  virtual bool addRange(uint64_t Addr, const void *Data, uint64_t Len,
-                        const uint64_t *Hash = nullptr) {
-    return false;
+  bool addRange(uint64_t Addr, const void *Data, uint64_t Len,
+                const uint64_t *Hash = nullptr) {
+    return Fn->Range(this, Addr, Data, Len, Hash);
   }
   // Blob sections: bytes as they are.
-  virtual bool addBytes(const void *Data, uint64_t Len) { return false; }
-  virtual bool endSection() { return false; }
+  bool addBytes(const void *Data, uint64_t Len) {
+    return Fn->Bytes(this, Data, Len);
+  }
+  bool endSection() { return Fn->End(this); }
   // Completes the image (ImageWriter: the file is complete only if this
   // returns true).
-  virtual bool finish() { return false; }
+  bool finish() { return Fn->Finish(this); }
 
 protected:
+  struct Functions {
+    bool (*Begin)(ImageSink *, SectionType, bool, uint32_t);
+    void (*Codecs)(ImageSink *, const CodecRegion *, size_t, uint32_t);
+    bool (*Range)(ImageSink *, uint64_t, const void *, uint64_t,
+                  const uint64_t *);
+    bool (*Bytes)(ImageSink *, const void *, uint64_t);
+    bool (*End)(ImageSink *);
+    bool (*Finish)(ImageSink *);
+  };
+  // The table of T, whose functions of the same names (hiding these) do
+  // the work.
+  template <class T> static const Functions *functionsOf() {
+    static const Functions F = {
+        [](ImageSink *S, SectionType Type, bool Compress, uint32_t Codec) {
+          return static_cast<T *>(S)->beginSection(Type, Compress, Codec);
+        },
+        [](ImageSink *S, const CodecRegion *R, size_t N, uint32_t Default) {
+          static_cast<T *>(S)->setBlockCodecs(R, N, Default);
+        },
+        [](ImageSink *S, uint64_t Addr, const void *Data, uint64_t Len,
+           const uint64_t *Hash) {
+          return static_cast<T *>(S)->addRange(Addr, Data, Len, Hash);
+        },
+        [](ImageSink *S, const void *Data, uint64_t Len) {
+          return static_cast<T *>(S)->addBytes(Data, Len);
+        },
+        [](ImageSink *S) { return static_cast<T *>(S)->endSection(); },
+        [](ImageSink *S) { return static_cast<T *>(S)->finish(); }};
+    return &F;
+  }
+  explicit ImageSink(const Functions *Fn) : Fn(Fn) {}
   ~ImageSink() = default;
   ImageHeader Hdr{};
+
+private:
+  const Functions *Fn;
 };
 
 class ImageWriter : public ImageSink {
 public:
-  ImageWriter() = default;
+  ImageWriter() : ImageSink(functionsOf<ImageWriter>()) {}
   ~ImageWriter();
   // Level <= 0 stores sections raw. Threads are zstd worker threads.
   bool open(const char *Path, int Level, int Threads);
   bool beginSection(SectionType Type, bool Compress,
-                    uint32_t Codec = CodecZstd) override;
-  void setBlockCodecs(const CodecRegion *R, size_t N,
-                      uint32_t Default) override {
+                    uint32_t Codec = CodecZstd);
+  void setBlockCodecs(const CodecRegion *R, size_t N, uint32_t Default) {
     Regions = R;
     NRegions = N;
     DefaultCodec = Default;
   }
   bool addRange(uint64_t Addr, const void *Data, uint64_t Len,
-                const uint64_t *Hash = nullptr) override;
-  bool addBytes(const void *Data, uint64_t Len) override;
-  bool endSection() override;
+                const uint64_t *Hash = nullptr);
+  bool addBytes(const void *Data, uint64_t Len);
+  bool endSection();
   // Writes the header, fsyncs and closes.
-  bool finish() override;
+  bool finish();
   const char *error() const { return Err; }
   uint64_t bytesWritten() const { return FileOff; }
 

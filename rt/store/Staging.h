@@ -26,7 +26,7 @@ namespace ccc {
 
 class StagingWriter : public ImageSink {
 public:
-  StagingWriter() = default;
+  StagingWriter() : ImageSink(functionsOf<StagingWriter>()) {}
   ~StagingWriter();
   StagingWriter(const StagingWriter &) = delete;
   StagingWriter &operator=(const StagingWriter &) = delete;
@@ -41,14 +41,13 @@ public:
   uint64_t used() const { return Used; }
 
   bool beginSection(SectionType Type, bool Compress,
-                    uint32_t Codec = CodecZstd) override;
-  void setBlockCodecs(const CodecRegion *R, size_t N,
-                      uint32_t Default) override;
+                    uint32_t Codec = CodecZstd);
+  void setBlockCodecs(const CodecRegion *R, size_t N, uint32_t Default);
   bool addRange(uint64_t Addr, const void *Data, uint64_t Len,
-                const uint64_t *Hash = nullptr) override;
-  bool addBytes(const void *Data, uint64_t Len) override;
-  bool endSection() override;
-  bool finish() override { return true; }
+                const uint64_t *Hash = nullptr);
+  bool addBytes(const void *Data, uint64_t Len);
+  bool endSection();
+  bool finish() { return true; }
 
   // Writes the staged image into W (opened, nothing written yet), header
   // fields included; the caller then calls W.finish(). Makes no heap
