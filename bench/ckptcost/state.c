@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static double now(void) {
@@ -68,7 +68,10 @@ int main(int argc, char **argv) {
         double S0 = now();
         for (size_t I = 0; I < ND; ++I)
           D[I] = D[I] * 0.999 + 1e-3;
-        printf("step %s %.6f\n", !Alive ? "idle" : N ? "busy" : "cow",
+        printf("step %s %.6f\n",
+               !Alive ? "idle"
+               : N    ? "busy"
+                      : "cow",
                now() - S0);
         Idle += !Alive;
         if (Alive && waitpid(P, NULL, WNOHANG) == P)
