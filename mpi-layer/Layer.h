@@ -217,6 +217,9 @@ struct Request {
                  // block: MPI writes it after the table may have moved)
   bool HdrCell;  // Hdr is a cell (cellAlloc), not a heap block
   uint64_t Op;   // non-blocking protocol: receive operation id (Protocol.cpp)
+  // Non-blocking protocol: the receive's number among the layer's postings
+  // to MPI (LayerState::Postings), 0 once its outcome is known (Places.cpp).
+  uint64_t Posted;
   MPI_Request Real;
   MPI_Status Status;
   // Receives: what to post again after a restart.
@@ -265,6 +268,11 @@ struct Message {
   size_t Bytes;
   char Data[];
 };
+
+// Non-blocking protocol: a channel and a message whose place waits
+// (ProtocolInternal.h).
+struct Channel;
+struct Unsettled;
 
 // Non-blocking protocol (C3): a process's mode.
 enum class Mode : uint8_t { Run, NonDetLog, RecvOnlyLog, Restore };
@@ -355,6 +363,15 @@ struct LayerState {
   void *FreeCells;
   // Clock.cpp: MPI_Wtime when the image was taken.
   double WtimeAtCheckpoint;
+  // Places.cpp: the channel table (open addressing, CapChans a power of
+  // two), the messages whose place is not settled yet (in posting order),
+  // the receives posted to MPI so far, and the places the check compared.
+  Channel *Chans;
+  uint32_t NChans, CapChans;
+  Unsettled *Waiting;
+  uint32_t NWaiting, CapWaiting;
+  uint64_t Postings;
+  uint64_t PlacesChecked;
 };
 
 // A keyval the program created (its handle is a ccc handle of kind

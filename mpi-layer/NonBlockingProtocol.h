@@ -85,6 +85,7 @@ extern bool LogAll;             // ProtocolCollectives.cpp
 extern uint32_t Debts;          // ProtocolCollectives.cpp
 extern uint32_t ForwardedEpoch; // ProtocolControl.cpp
 extern uint32_t StopEpoch;      // ProtocolControl.cpp
+extern int HeaderBytes;         // Places.cpp: a message's header
 } // namespace nb
 // Whether a collective needs nothing of the protocol but its number: no
 // checkpoint open (in this rank's view), no restart replaying, nothing to

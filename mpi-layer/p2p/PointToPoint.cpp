@@ -183,7 +183,7 @@ void releaseHeader(Request &R) {
 }
 
 uint32_t *headerOf(Request &R) {
-  return R.Hdr ? R.Hdr : newHeader(R, 2 * sizeof(uint32_t));
+  return R.Hdr ? R.Hdr : newHeader(R, nb::HeaderBytes);
 }
 
 // Frees a request's block, if it owns one: most own none, and pay no call.

@@ -217,6 +217,7 @@ void nbProgress() {
 }
 
 void nbInit() {
+  placesInit();
   if (L->SentEp)
     return; // restored state (nbAfterRestore goes on)
   size_t S = L->Size;
@@ -346,7 +347,10 @@ void nbAfterRestore() {
   ctrlInit(L->Epoch);
   // Requests across the line: sends were sent (their receivers have the
   // message or its log); receives are posted again unless the log completes
-  // them.
+  // them, in the order the program posted them (MPI gives a channel's
+  // messages to its receives in posting order, and places count on it).
+  auto *Again = static_cast<uint32_t *>(scratch(L->NReqs * 4 + 4));
+  uint32_t NAgain = 0;
   for (uint32_t I = 0; I < L->NReqs; ++I) {
     Request &R = L->Reqs[I];
     if (!R.InUse || R.Done)
@@ -369,11 +373,20 @@ void nbAfterRestore() {
       collRestoreOpen(R);
       continue;
     }
+    uint32_t J = NAgain++;
+    for (; J > 0 && L->Reqs[Again[J - 1]].Posted > R.Posted; --J)
+      Again[J] = Again[J - 1];
+    Again[J] = I;
+  }
+  for (uint32_t K = 0; K < NAgain; ++K) {
+    Request &R = L->Reqs[Again[K]];
     postReceive(R);
     TRACE("%d epoch %u: receive request %u open across the line: %s", L->Rank,
-          L->Epoch, I,
+          L->Epoch, Again[K],
           R.Done ? "completed by a late message from the log" : "posted again");
   }
+  scratchFree(Again);
+  postingEnded(); // places that waited for a posting the log completed
   maybeEndRestore();
   // Versions go on from the next one free on disk (agreed by all ranks).
   L->VersionBase = nextVersion() - L->Epoch - 1;
@@ -430,6 +443,7 @@ void nbFinalize() {
     L->M = Mode::Run;
   ctrlFinish();   // every rank's LOGGED on its way to rank 0
   reportCounts(); // after: the last LOGGED is counted
+  reportPlaces();
 }
 
 } // namespace mpi

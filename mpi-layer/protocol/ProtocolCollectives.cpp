@@ -41,12 +41,6 @@ using namespace nb;
 namespace nb {
 bool LogAll;    // from this rank's checkpoint until ALL
 uint32_t Debts; // communicators with N < Max
-} // namespace nb
-
-namespace {
-
-uint32_t OpenLogged; // requests to log when they complete
-uint64_t LoggedBytes;
 
 uint64_t keyOf(const Object &O) {
   if (O.Key)
@@ -56,7 +50,12 @@ uint64_t keyOf(const Object &O) {
     Low = O.WorldRanks[I] < Low ? O.WorldRanks[I] : Low;
   return (uint64_t)(uint32_t)O.CollTag << 32 | (uint32_t)Low;
 }
-constexpr uint64_t kWorldKey = 1ULL << 32; // tag 1, rank 0
+} // namespace nb
+
+namespace {
+
+uint32_t OpenLogged; // requests to log when they complete
+uint64_t LoggedBytes;
 
 MPI_Aint extentOf(MPI_Datatype T) {
   MPI_Aint Lb, Ext;

@@ -73,8 +73,11 @@ struct Replay {
 };
 extern Replay RP;
 
-// Every message starts with the sender's header word(s), padded to this.
-constexpr int kHeaderBytes = 8;
+// Every message starts with the sender's header: its epoch and logging bit,
+// its sequence number to this receiver, and under CCC_CHECK_PLACES its
+// place on the channel (HeaderBytes, NonBlockingProtocol.h: one of these).
+constexpr int kBaseHeaderBytes = 8;
+constexpr int kMaxHeaderBytes = 16;
 // Tags of the layer's point-to-point messages on Private: 0 carries the
 // node-local partner copies (NodeLocal.cpp), kEarlyTag the early
 // registries at a restart (exchangeEarly).
@@ -109,7 +112,7 @@ extern MPI_Comm Ctrl;
 extern bool AllSeen; // ALL of this epoch came: every rank checkpointed
 extern CtrlCounts Counts;
 void ctrlInit(uint32_t Epoch);
-bool ctrlOpen(); // this rank's part in a commit is not done
+bool ctrlOpen();     // this rank's part in a commit is not done
 bool ctrlStopping(); // the job ends once the open checkpoint is committed
 void pollCtrl();
 // At this rank's checkpoint: before its image (START, INITs to the ranks
@@ -147,6 +150,46 @@ void maybeEndRestore();
 // block, MPI's request).
 void loadReplay(char *Data, size_t Len);
 void exchangeEarly();
+// ProtocolCollectives.cpp: communicator keys in the control messages.
+constexpr uint64_t kWorldKey = 1ULL << 32; // tag 1, rank 0
+uint64_t keyOf(const Object &O);
+} // namespace nb
+
+// Places.cpp: a channel (communicator, this rank and world rank Peer, tag)
+// and its counts since MPI_Init, both ways. Comm is the communicator's key
+// in the control messages, the same on every rank (0: a free slot).
+struct Channel {
+  uint64_t Comm;
+  int32_t Peer, Tag;
+  uint64_t Sent; // messages this rank sent on it: the next one's place
+  uint64_t Got;  // places settled of the messages it received
+};
+// A message received whose place waits for an earlier posting's outcome:
+// Posted its receive's posting number, Claimed the sender's place
+// (CCC_CHECK_PLACES) or ~0; from rank Src of Comm (world rank W).
+struct Unsettled {
+  uint64_t Posted, Claimed;
+  MPI_Comm Comm; // program handle
+  int Src, Tag, W;
+};
+
+namespace nb {
+// Places.cpp: each message's place on its channel (communicator, sender,
+// receiver, tag). CCC_CHECK_PLACES read (at MPI_Init and at a restart);
+// the counter of this rank's sends on (C, world rank W, Tag), the next
+// send's place (valid until the next call here); a message received for
+// the posting numbered Posted, from rank Src of C with Tag (Hdr: its
+// header, or null from the log); a receive posting ended without a
+// message (cancelled), or a restart posted the open ones again; the
+// check's figures in the trace.
+extern bool CheckPlaces;
+void placesInit();
+uint64_t &sentOn(MPI_Comm C, int W, int Tag);
+void placeReceived(MPI_Comm C, int Src, int Tag, uint64_t Posted,
+                   const uint32_t *Hdr);
+void postingEnded();
+void reportPlaces();
+inline uint64_t newPosting() { return ++L->Postings; }
 } // namespace nb
 void postReceive(Request &R);
 } // namespace mpi

@@ -23,7 +23,7 @@ namespace nb {
 // (absolute addresses: used with MPI_BOTTOM).
 MPI_Datatype withHeader(uint32_t *Hdr, const void *Buf, int Count,
                         MPI_Datatype Type) {
-  int Lens[2] = {2, Count};
+  int Lens[2] = {HeaderBytes / 4, Count};
   MPI_Aint Displs[2];
   PMPI_Get_address(Hdr, &Displs[0]);
   PMPI_Get_address(Buf, &Displs[1]);
@@ -45,7 +45,7 @@ MPI_Datatype withHeader(uint32_t *Hdr, const void *Buf, int Count,
 // datatype. It is the same byte stream as the struct datatype sends, so
 // either side may use either form.
 constexpr int kPackMax = 4096;
-constexpr int kPackMaxStrided = kPackMax - kHeaderBytes;
+constexpr int kPackMaxStrided = kPackMax - kBaseHeaderBytes;
 
 // Per real datatype: its size, and whether its elements lie contiguous.
 // Three type queries per message were a good part of the layer's cost on
@@ -116,15 +116,15 @@ inline void packData(char *Out, const void *Buf, int Count, MPI_Datatype Type,
   fatal("a message from rank %d (tag %d) was truncated (the receive posted "
         "fewer bytes than were sent) and MPI delivered none of it; under "
         "CCC_PROTOCOL=nonblocking the layer needs its first %d bytes",
-        S.MPI_SOURCE, S.MPI_TAG, kHeaderBytes);
+        S.MPI_SOURCE, S.MPI_TAG, HeaderBytes);
 }
 
 // The status the program sees: as if there were no header.
 void stripHeader(MPI_Status &S) {
   MPI_Count Bytes = statusBytes(S);
-  if (Bytes < kHeaderBytes)
+  if (Bytes < HeaderBytes)
     headerMissing(S);
-  setStatusBytes(S, Bytes - kHeaderBytes);
+  setStatusBytes(S, Bytes - HeaderBytes);
 }
 
 // A packed message (Msg: header, then data) to the program's buffer of
@@ -135,16 +135,16 @@ void stripHeader(MPI_Status &S) {
 void unpackReceived(const char *Msg, void *Buf, int Count, MPI_Datatype Type,
                     int N, bool Contiguous, MPI_Status &S) {
   MPI_Count Bytes = statusBytes(S);
-  if (Bytes < kHeaderBytes)
+  if (Bytes < HeaderBytes)
     headerMissing(S);
-  MPI_Count Data = Bytes - kHeaderBytes;
+  MPI_Count Data = Bytes - HeaderBytes;
   if (Data > N)
     Data = N;
   if (Data && Contiguous)
-    memcpy(Buf, Msg + kHeaderBytes, Data);
+    memcpy(Buf, Msg + HeaderBytes, Data);
   else if (Data)
-    unpackBytes(Msg + kHeaderBytes, Data, Buf, Count, Type);
-  setStatusBytes(S, Bytes - kHeaderBytes);
+    unpackBytes(Msg + HeaderBytes, Data, Buf, Count, Type);
+  setStatusBytes(S, Bytes - HeaderBytes);
 }
 
 bool isWild(int Src, int Tag) {
@@ -153,7 +153,7 @@ bool isWild(int Src, int Tag) {
 
 // True if the send to world rank W with the next sequence number must be
 // suppressed (its receiver got it before its checkpoint).
-bool suppress(int W) {
+bool suppress(int W, uint64_t *Place) {
   if (L->M != Mode::Restore || !WE)
     return false;
   WasEarly &E = WE[W];
@@ -164,25 +164,33 @@ bool suppress(int W) {
   TRACE("%d epoch %u: send to %d (seq %llu) suppressed: it was early", L->Rank,
         L->Epoch, W, (unsigned long long)L->SentEp[W]);
   L->SentEp[W]++;
+  (*Place)++; // its receiver counted it
   maybeEndRestore();
   return true;
 }
 
-void fillHeader(uint32_t *Hdr, int W) {
+// Place: the message's place on its channel, carried only for the check.
+void fillHeader(uint32_t *Hdr, int W, uint64_t Place) {
   Hdr[0] = L->Epoch << 1 | (L->M == Mode::NonDetLog ? 1 : 0);
   Hdr[1] = (uint32_t)L->SentEp[W];
+  if (CheckPlaces) {
+    Hdr[2] = (uint32_t)Place;
+    Hdr[3] = (uint32_t)(Place >> 32);
+  }
 }
 
 // Classifies a message the layer received (header Hdr, program status S
-// already stripped) for receive operation Op posted with (Src, Tag) on C.
+// already stripped) for receive operation Op posted with (Src, Tag) on C,
+// the layer's posting number Posted; counts its place on its channel.
 // Data/Bytes: the message in packed form, for the log (may be null: then
 // Buf/Count/Type are packed on demand).
 void classify(const uint32_t *Hdr, MPI_Comm C, int Src, int Tag, uint64_t Op,
-              const MPI_Status &S, const void *Packed, size_t PackedBytes,
-              const void *Buf, MPI_Datatype Type) {
+              uint64_t Posted, const MPI_Status &S, const void *Packed,
+              size_t PackedBytes, const void *Buf, MPI_Datatype Type) {
   int W = worldRank(C, S.MPI_SOURCE);
   if (W < 0)
     fatal("protocol error: message from unknown rank %d", S.MPI_SOURCE);
+  placeReceived(C, S.MPI_SOURCE, S.MPI_TAG, Posted, Hdr);
   uint32_t E = Hdr[0] >> 1;
   bool SenderLogging = Hdr[0] & 1;
   if (E + 1 == L->Epoch) {
@@ -261,8 +269,9 @@ void use(size_t I) {
 
 // For receive operation Op with (Src, Tag) on C during Restore: a late
 // message from the log as a Message (saved heap, freed by deliver()), or
-// null; a logged wildcard choice narrows Src and Tag.
-Message *resolve(uint64_t Op, MPI_Comm C, int *Src, int *Tag) {
+// null; a logged wildcard choice narrows Src and Tag. Posted: the layer's
+// posting number of the receive (its place's order).
+Message *resolve(uint64_t Op, MPI_Comm C, int *Src, int *Tag, uint64_t Posted) {
   if (L->M != Mode::Restore || !RP.N)
     return nullptr;
   size_t Found = RP.N;
@@ -289,6 +298,7 @@ Message *resolve(uint64_t Op, MPI_Comm C, int *Src, int *Tag) {
   if (Found == RP.N)
     return nullptr;
   const Record &R = RP.Recs[Found];
+  placeReceived(C, R.Src, R.Tag, Posted, nullptr); // not in our image
   auto *M = static_cast<Message *>(saved(sizeof(Message) + R.Bytes));
   M->Comm = C;
   M->Source = R.Src;
@@ -425,24 +435,27 @@ int nbSend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
     int E = nbIsend(Buf, Count, Type, Dest, Tag, C, Kind, &H);
     return E == MPI_SUCCESS ? MPI_Wait(&H, MPI_STATUS_IGNORE) : E;
   }
-  if (suppress(W))
+  uint64_t &Place = sentOn(C, W, Tag);
+  if (suppress(W, &Place))
     return MPI_SUCCESS;
   int R;
   bool Contiguous;
   if (int N = packedBytes(Count, RT, &Contiguous); N >= 0) {
-    alignas(8) char Msg[kHeaderBytes + kPackMax];
-    fillHeader(reinterpret_cast<uint32_t *>(Msg), W);
-    packData(Msg + kHeaderBytes, Buf, Count, RT, N, Contiguous);
-    R = Fns[Kind](Msg, kHeaderBytes + N, MPI_BYTE, Dest, Tag, RC);
+    alignas(8) char Msg[kMaxHeaderBytes + kPackMax];
+    fillHeader(reinterpret_cast<uint32_t *>(Msg), W, Place);
+    packData(Msg + HeaderBytes, Buf, Count, RT, N, Contiguous);
+    R = Fns[Kind](Msg, HeaderBytes + N, MPI_BYTE, Dest, Tag, RC);
   } else {
-    uint32_t Hdr[2];
-    fillHeader(Hdr, W);
+    uint32_t Hdr[kMaxHeaderBytes / 4];
+    fillHeader(Hdr, W, Place);
     MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
     R = Fns[Kind](MPI_BOTTOM, 1, T, Dest, Tag, RC);
     PMPI_Type_free(&T);
   }
-  if (R == MPI_SUCCESS)
+  if (R == MPI_SUCCESS) {
     L->SentEp[W]++;
+    Place++;
+  }
   return R;
 }
 
@@ -462,30 +475,32 @@ int nbIsend(const void *Buf, int Count, MPI_Datatype Type, int Dest, int Tag,
   int W = Dest == MPI_PROC_NULL ? -1 : worldRank(C, Dest);
   int Err;
   bool Contiguous;
+  uint64_t Unused = 0;
+  uint64_t &Place = W < 0 ? Unused : sentOn(C, W, Tag);
   if (W < 0) {
     R->Raw = true;
     Err = Fns[Kind](Buf, Count, RT, Dest, Tag, RC, &R->Real);
-  } else if (suppress(W)) {
+  } else if (suppress(W, &Place)) {
     R->Done = true;
     R->Status.MPI_ERROR = MPI_SUCCESS;
     Err = MPI_SUCCESS;
   } else if (int N = packedBytes(Count, RT, &Contiguous); N >= 0) {
     // The block lives until the request is released.
-    auto *Msg = reinterpret_cast<char *>(newHeader(*R, kHeaderBytes + N));
+    auto *Msg = reinterpret_cast<char *>(newHeader(*R, HeaderBytes + N));
     R->Packed = true;
-    fillHeader(R->Hdr, W);
-    packData(Msg + kHeaderBytes, Buf, Count, RT, N, Contiguous);
-    Err = Fns[Kind](Msg, kHeaderBytes + N, MPI_BYTE, Dest, Tag, RC, &R->Real);
+    fillHeader(R->Hdr, W, Place);
+    packData(Msg + HeaderBytes, Buf, Count, RT, N, Contiguous);
+    Err = Fns[Kind](Msg, HeaderBytes + N, MPI_BYTE, Dest, Tag, RC, &R->Real);
     if (Err == MPI_SUCCESS)
-      L->SentEp[W]++;
+      L->SentEp[W]++, Place++;
   } else {
     uint32_t *Hdr = headerOf(*R);
-    fillHeader(Hdr, W);
+    fillHeader(Hdr, W, Place);
     MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
     Err = Fns[Kind](MPI_BOTTOM, 1, T, Dest, Tag, RC, &R->Real);
     PMPI_Type_free(&T);
     if (Err == MPI_SUCCESS)
-      L->SentEp[W]++;
+      L->SentEp[W]++, Place++;
   }
   if (Err != MPI_SUCCESS) {
     releaseRequest(H);
@@ -513,38 +528,44 @@ int nbRecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
     return PMPI_Recv(Buf, Count, RT, Src, Tag, realComm(C), S);
   uint64_t Op = ++L->RecvSeq;
   int PSrc = Src, PTag = Tag;
-  if (Message *M = resolve(Op, C, &Src, &Tag))
+  uint64_t Posted = newPosting();
+  if (Message *M = resolve(Op, C, &Src, &Tag, Posted))
     return KeptError(Status)(deliver(M, Buf, Count, Type, Status));
   int R;
   bool Contiguous;
   if (int N = packedBytes(Count, RT, &Contiguous); N >= 0) {
-    alignas(8) char Msg[kHeaderBytes + kPackMax];
-    R = PMPI_Recv(Msg, kHeaderBytes + N, MPI_BYTE, Src, Tag, realComm(C), S);
+    alignas(8) char Msg[kMaxHeaderBytes + kPackMax];
+    R = PMPI_Recv(Msg, HeaderBytes + N, MPI_BYTE, Src, Tag, realComm(C), S);
     if (messageArrived(R)) {
       unpackReceived(Msg, Buf, Count, RT, N, Contiguous, *S);
-      classify(reinterpret_cast<uint32_t *>(Msg), C, PSrc, PTag, Op, *S,
+      classify(reinterpret_cast<uint32_t *>(Msg), C, PSrc, PTag, Op, Posted, *S,
                nullptr, 0, Buf, Type);
     }
     return R;
   }
-  uint32_t Hdr[2];
+  uint32_t Hdr[kMaxHeaderBytes / 4];
   MPI_Datatype T = withHeader(Hdr, Buf, Count, RT);
   R = PMPI_Recv(MPI_BOTTOM, 1, T, Src, Tag, realComm(C), S);
   PMPI_Type_free(&T);
   if (messageArrived(R)) {
     stripHeader(*S);
-    classify(Hdr, C, PSrc, PTag, Op, *S, nullptr, 0, Buf, Type);
+    classify(Hdr, C, PSrc, PTag, Op, Posted, *S, nullptr, 0, Buf, Type);
   }
   return R;
 }
 
 // Posts receive request R (Op already assigned) to MPI, unless the log
-// completes it.
+// completes it. A request open across the line keeps its posting number:
+// a restart posts those again in that order (nbAfterRestore).
 void postReceive(Request &R) {
   int Src = R.Peer, Tag = R.Tag;
-  if (Message *M = resolve(R.Op, R.Comm, &Src, &Tag)) {
+  if (!R.Posted && Src != MPI_PROC_NULL)
+    R.Posted = newPosting();
+  if (Message *M = resolve(R.Op, R.Comm, &Src, &Tag, R.Posted)) {
     deliver(M, R.Buf, R.Count, R.Type, &R.Status);
     R.Done = true;
+    R.Posted = 0;
+    postingEnded();
     return;
   }
   if (Src == MPI_PROC_NULL) {
@@ -555,9 +576,9 @@ void postReceive(Request &R) {
   }
   bool Contiguous;
   if (int N = packedBytes(R.Count, realType(R.Type), &Contiguous); N >= 0) {
-    newHeader(R, kHeaderBytes + N);
+    newHeader(R, HeaderBytes + N);
     R.Packed = true;
-    PMPI_Irecv(R.Hdr, kHeaderBytes + N, MPI_BYTE, Src, Tag, realComm(R.Comm),
+    PMPI_Irecv(R.Hdr, HeaderBytes + N, MPI_BYTE, Src, Tag, realComm(R.Comm),
                &R.Real);
     return;
   }
@@ -595,8 +616,12 @@ int nbIrecv(void *Buf, int Count, MPI_Datatype Type, int Src, int Tag,
 void nbCompleted(Request &R, MPI_Status &S) {
   if (R.Raw || R.Kind != ReqKind::Recv)
     return;
-  if (statusCancelled(S))
+  uint64_t Posted = R.Posted;
+  R.Posted = 0; // its outcome is known: it holds up no other place
+  if (statusCancelled(S)) {
+    postingEnded();
     return;
+  }
   if (R.Packed) {
     MPI_Datatype RT = realType(R.Type);
     bool Contiguous;
@@ -605,8 +630,8 @@ void nbCompleted(Request &R, MPI_Status &S) {
                    Contiguous, S);
   } else
     stripHeader(S);
-  classify(headerOf(R), R.Comm, R.Peer, R.Tag, R.Op, S, nullptr, 0, R.Buf,
-           R.Type);
+  classify(headerOf(R), R.Comm, R.Peer, R.Tag, R.Op, Posted, S, nullptr, 0,
+           R.Buf, R.Type);
 }
 
 // PMPI_Probe that, while a checkpoint is open, keeps answering control
@@ -649,7 +674,7 @@ bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status) {
     // A late message in the log is older than anything MPI holds.
     if (L->M == Mode::Restore) {
       Op = ++L->RecvSeq;
-      M = resolve(Op, C, &RSrc, &RTag);
+      M = resolve(Op, C, &RSrc, &RTag, newPosting());
     }
     if (!M) {
       MPI_Status S;
@@ -670,20 +695,22 @@ bool nbProbe(int Src, int Tag, MPI_Comm C, bool Block, MPI_Status *Status) {
       MPI_Count Bytes;
       PMPI_Get_elements_x(&S, MPI_BYTE, &Bytes);
       char *Raw = static_cast<char *>(scratch(Bytes));
+      uint64_t Posted = newPosting();
       PMPI_Recv(Raw, (int)Bytes, MPI_BYTE, S.MPI_SOURCE, S.MPI_TAG, realComm(C),
                 &S);
-      uint32_t Hdr[2];
-      memcpy(Hdr, Raw, kHeaderBytes);
-      size_t Data = Bytes - kHeaderBytes;
+      uint32_t Hdr[kMaxHeaderBytes / 4];
+      memcpy(Hdr, Raw, HeaderBytes);
+      size_t Data = Bytes - HeaderBytes;
       M = static_cast<Message *>(saved(sizeof(Message) + Data));
       M->Comm = C;
       M->Source = S.MPI_SOURCE;
       M->Tag = S.MPI_TAG;
       M->Bytes = Data;
-      memcpy(M->Data, Raw + kHeaderBytes, Data);
+      memcpy(M->Data, Raw + HeaderBytes, Data);
       scratchFree(Raw);
       stripHeader(S);
-      classify(Hdr, C, Src, Tag, Op, S, M->Data, Data, nullptr, MPI_BYTE);
+      classify(Hdr, C, Src, Tag, Op, Posted, S, M->Data, Data, nullptr,
+               MPI_BYTE);
     }
     (L->PendingTail ? L->PendingTail->Next : L->Pending) = M;
     L->PendingTail = M;

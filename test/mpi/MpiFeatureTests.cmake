@@ -310,3 +310,28 @@ foreach(mpi ${CCC_MPI_BUILT})
     OPTIONS --no-images "a post/start epoch is open on 1 window(s)"
     ENV CCC_PROTOCOL=blocking)
 endforeach()
+
+# Places (issue 43, step 1): under CCC_CHECK_PLACES=1 each message's header
+# also carries its place on its channel (communicator, sender, receiver,
+# tag) as the sender counted it, and the receiver stops with a ccc: error
+# if the place it counted itself (in posting order, from the matched
+# status) differs. Wildcard receives (master/worker), matched probes and
+# buffered sends, persistent requests open across the line, and large
+# messages by the struct datatype, killed and restarted: some restarted
+# run must have checked places (its counts came from the image). One
+# trial each: the suites above cover the protocol itself.
+set(checked "places checked: [0-9]+ messages \\([1-9][0-9]* by this process after a restart\\)")
+set(CCC_MPI_PLACES_PROGRAMS
+  "master_worker_any_source|programs/p2p/master_worker_any_source.c|2|90|200|program=nb_master_worker_any_source"
+  "mprobe_bsend_workers|programs/requests/mprobe_bsend_workers.c|3|30|30"
+  "persistent_halo|programs/requests/persistent_halo.c|2|1500|12000"
+  "large_messages|programs/p2p/large_messages.c|2|250|150"
+  "out_of_order_waits|programs/p2p/out_of_order_waits.c|2|20000|20000")
+set(rows "")
+foreach(row ${CCC_MPI_PLACES_PROGRAMS})
+  list(APPEND rows "${row}|trace=${checked}|harness=--env CCC_CHECK_PLACES=1")
+endforeach()
+foreach(mpi ${CCC_MPI_BUILT})
+  ccc_mpi_killrestart_table(${mpi} TEST places_checked.<name>
+    PROTOCOLS nonblocking TRIALS 1 ROWS ${rows})
+endforeach()

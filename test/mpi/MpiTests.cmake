@@ -11,7 +11,7 @@ function(ccc_mpi_launcher out mpi)
   if(mpi STREQUAL "openmpi")
     set(${out} mpirun.openmpi --oversubscribe -x CCC_DIR -x CCC_INTERVAL
         -x CCC_VERBOSE -x CCC_PROTOCOL -x CCC_DISABLE -x CROSSING_LINE_KILL
-        -np PARENT_SCOPE)
+        -x CCC_CHECK_PLACES -np PARENT_SCOPE)
   else()
     set(${out} mpiexec.mpich -n PARENT_SCOPE)
   endif()
