@@ -66,6 +66,11 @@ uint64_t channelComm(MPI_Comm C) {
   Object *O = object(C);
   if (!O || O->Kind != ObjKind::Comm || !O->WorldRanks)
     return handleBits(C) | 1ULL << 63; // unknown to the layer: local only
+  // MPI_Comm_idup of a communicator of one member has neither a tag nor a
+  // derived key (nothing to agree on): its messages go to this rank only,
+  // so its handle (an object index, the same after a restart) names it.
+  if (!O->Key && !O->CollTag)
+    return handleBits(C) | 1ULL << 62;
   if (!O->Key)
     O->Key = keyOf(*O);
   return O->Key;
@@ -85,10 +90,10 @@ Channel &slotFor(uint64_t Comm, int Peer, int Tag) {
     auto *N = static_cast<Channel *>(saved(Cap * sizeof(Channel)));
     for (uint32_t I = 0; I < L->CapChans; ++I) {
       const Channel &E = L->Chans[I];
-      if (!E.Comm)
+      if (!E.Used)
         continue;
       uint32_t J = (uint32_t)hashOf(E.Comm, E.Peer, E.Tag) & (Cap - 1);
-      while (N[J].Comm)
+      while (N[J].Used)
         J = (J + 1) & (Cap - 1);
       N[J] = E;
     }
@@ -100,9 +105,10 @@ Channel &slotFor(uint64_t Comm, int Peer, int Tag) {
   for (uint32_t J = (uint32_t)hashOf(Comm, Peer, Tag) & Mask;;
        J = (J + 1) & Mask) {
     Channel &E = L->Chans[J];
-    if (E.Comm == Comm && E.Peer == Peer && E.Tag == Tag)
+    if (E.Used && E.Comm == Comm && E.Peer == Peer && E.Tag == Tag)
       return E;
-    if (!E.Comm) {
+    if (!E.Used) {
+      E.Used = true;
       E.Comm = Comm;
       E.Peer = Peer;
       E.Tag = Tag;
@@ -133,10 +139,10 @@ void settle(const Unsettled &U) {
     fatal("place check (CCC_CHECK_PLACES): the message from rank %d (world "
           "rank %d, tag %d) that receive posting %llu got is number %llu on "
           "its channel by the sender's count, %llu by this rank's (rank %d, "
-          "epoch %u)",
+          "epoch %u, communicator key %#llx)",
           U.Src, U.W, U.Tag, (unsigned long long)U.Posted,
           (unsigned long long)U.Claimed, (unsigned long long)Place, L->Rank,
-          L->Epoch);
+          L->Epoch, (unsigned long long)E.Comm);
   if (U.Claimed != kNoClaim)
     L->PlacesChecked++, CheckedHere++;
 }

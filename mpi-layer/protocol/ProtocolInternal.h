@@ -157,10 +157,11 @@ uint64_t keyOf(const Object &O);
 
 // Places.cpp: a channel (communicator, this rank and world rank Peer, tag)
 // and its counts since MPI_Init, both ways. Comm is the communicator's key
-// in the control messages, the same on every rank (0: a free slot).
+// in the control messages, the same on every rank.
 struct Channel {
   uint64_t Comm;
   int32_t Peer, Tag;
+  bool Used; // false: a free slot of the table
   uint64_t Sent; // messages this rank sent on it: the next one's place
   uint64_t Got;  // places settled of the messages it received
 };
