@@ -26,7 +26,8 @@
 // This file: modes, the message log and its file, the period, sites and
 // restart. ProtocolControl.cpp: control messages; ProtocolMessages.cpp:
 // headers, sends and receives, replay; ProtocolCollectives.cpp: collectives
-// across the line; ProtocolInternal.h: what they share.
+// across the line; Places.cpp: each message's place on its channel;
+// ProtocolInternal.h: what they share.
 //
 //===----------------------------------------------------------------------===//
 #include "ProtocolInternal.h"
