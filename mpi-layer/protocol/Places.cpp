@@ -41,9 +41,20 @@ namespace {
 // the trace shows that a restarted run goes on counting right.
 uint64_t CheckedHere;
 bool Restarted;
+// The channel used last, by the program's communicator handle (an exchange
+// sends and receives on one channel): its slot, until the table grows.
+// Handles of the layer's objects are never reused.
+struct {
+  uint64_t Handle;
+  int W, Tag;
+  uint32_t Slot;
+  bool Valid;
+} Last;
 } // namespace
 
 void placesInit() {
+  Last.Valid = false;
+  CheckedHere = 0;
   Restarted = L->SentEp != nullptr; // nbInit of a restored state
   const char *V = getenv("CCC_CHECK_PLACES");
   CheckPlaces = V && *V && strcmp(V, "0") != 0;
@@ -100,6 +111,7 @@ Channel &slotFor(uint64_t Comm, int Peer, int Tag) {
     __ccc_free(L->Chans);
     L->Chans = N;
     L->CapChans = Cap;
+    Last.Valid = false;
   }
   uint32_t Mask = L->CapChans - 1;
   for (uint32_t J = (uint32_t)hashOf(Comm, Peer, Tag) & Mask;;
@@ -118,6 +130,16 @@ Channel &slotFor(uint64_t Comm, int Peer, int Tag) {
   }
 }
 
+// Channel (C, world rank W, Tag).
+Channel &channelOf(MPI_Comm C, int W, int Tag) {
+  uint64_t H = handleBits(C);
+  if (Last.Valid && Last.Handle == H && Last.W == W && Last.Tag == Tag)
+    return L->Chans[Last.Slot];
+  Channel &E = slotFor(channelComm(C), W, Tag);
+  Last = {H, W, Tag, (uint32_t)(&E - L->Chans), true};
+  return E;
+}
+
 // Whether a receive posted before Posted and still open (as far as the
 // layer knows) could take a message from Src with Tag on C.
 bool openBefore(uint64_t Posted, MPI_Comm C, int Src, int Tag) {
@@ -133,7 +155,7 @@ bool openBefore(uint64_t Posted, MPI_Comm C, int Src, int Tag) {
 }
 
 void settle(const Unsettled &U) {
-  Channel &E = slotFor(channelComm(U.Comm), U.W, U.Tag);
+  Channel &E = channelOf(U.Comm, U.W, U.Tag);
   uint64_t Place = E.Got++;
   if (U.Claimed != kNoClaim && U.Claimed != Place)
     fatal("place check (CCC_CHECK_PLACES): the message from rank %d (world "
@@ -170,7 +192,7 @@ void settleWaiting() {
 } // namespace
 
 uint64_t &sentOn(MPI_Comm C, int W, int Tag) {
-  return slotFor(channelComm(C), W, Tag).Sent;
+  return channelOf(C, W, Tag).Sent;
 }
 
 void placeReceived(MPI_Comm C, int Src, int Tag, uint64_t Posted,
