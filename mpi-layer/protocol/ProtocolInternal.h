@@ -161,7 +161,7 @@ uint64_t keyOf(const Object &O);
 struct Channel {
   uint64_t Comm;
   int32_t Peer, Tag;
-  bool Used; // false: a free slot of the table
+  bool Used;     // false: a free slot of the table
   uint64_t Sent; // messages this rank sent on it: the next one's place
   uint64_t Got;  // places settled of the messages it received
 };
