@@ -6,7 +6,9 @@
 // whatever order they are waited for in, so the layer must settle their
 // places in posting order too (issue 43: CCC_CHECK_PLACES compares them
 // with the sender's). Rank 0 checkpoints with its receives open (they
-// cross its line), rank 1 at the end of an iteration.
+// cross its line) in even iterations, in odd ones once the last posted
+// completed (its place, not settled, is in the image); rank 1 at the end
+// of an iteration.
 //   usage: out_of_order_waits ITERATIONS   (2 ranks)
 // Rank 0 prints both ranks' hashes of what each receive got.
 #include "ccc.h"
@@ -46,12 +48,14 @@ int main(int argc, char **argv) {
       Out[K] = mix64(Hash ^ (uint64_t)(It * 3 + K));
       MPI_Isend(&Out[K], 1, MPI_UINT64_T, Peer, 1, MPI_COMM_WORLD, &S[K]);
     }
-    if (Rank == 0)
+    if (Rank == 0 && It % 2 == 0)
       ccc_checkpoint(); // with the three receives open
     MPI_Status St;
     for (int K = 2; K >= 0; --K) {
       MPI_Wait(&R[K], &St);
       Hash = mix64(Hash ^ In[K] * (uint64_t)(2 * K + 1));
+      if (Rank == 0 && It % 2 == 1 && K == 2)
+        ccc_checkpoint(); // the last one's place waits for the two open
     }
     MPI_Waitall(3, S, MPI_STATUSES_IGNORE);
     // The peer's next message depends on what we got: exchange hashes.
