@@ -509,7 +509,7 @@ def main():
             env = trial_env(os.path.join(d, "ckpt"))
             cwd = fresh_cwd(os.path.join(d, "cwd"))
             kills_wanted = rng.randint(1, a.max_kills)
-            kills = 0
+            kills = late_kills = 0
             run_no = 0
             problem = None
             while True:
@@ -585,6 +585,20 @@ def main():
                     break
                 if had_commit:
                     restarts_total += 1
+                if killed and finished(env["CCC_DIR"]):
+                    # The kill landed after the program had completed (its
+                    # exit was cut short): no restart follows, so it is no
+                    # kill; the next run starts afresh and is killed in its
+                    # turn. After three such, the next run completes and
+                    # the attempt counts its real kills (none: redone, kill
+                    # moments earlier).
+                    late_kills += 1
+                    print(f"[{a.name}] trial {trial}: run {run_no} was killed "
+                          f"after it completed: not counted as a kill",
+                          flush=True)
+                    if late_kills == 3:
+                        kills_wanted = kills
+                    continue
                 if killed:
                     kills += 1
                     kills_total += 1
