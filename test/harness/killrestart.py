@@ -15,6 +15,8 @@ be weakened to make a case pass:
     repeats for a random number of kills; the last run goes to completion.
     A trial whose first run ends before it could be killed is redone (up to
     4 times, with ever earlier kill moments); a trial never killed fails.
+    A kill that lands after the run recorded its completion is reported and
+    not counted (nothing restarts after it).
     With --during-restore, restarted runs are also killed while restoring.
  3. Requires: every run started after a commit reports that it restarted
     (a silent fresh start would also give the right answer and prove
